@@ -1,0 +1,69 @@
+import type { z } from 'zod';
+import type { AuthedContext, RequestContext } from './context.js';
+
+/**
+ * An endpoint of the contract, defined once and served by both transports (DESIGN.md section 4).
+ * `src/http` mounts it as an Express route, `src/realtime` as a Socket.IO event of the same name,
+ * and the OpenAPI document is generated from the same definition.
+ */
+export type AuthRule = 'public' | 'optional' | 'user' | 'staff' | 'admin';
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+export interface CookieInstruction {
+  name: string;
+  /** null clears the cookie. */
+  value: string | null;
+  maxAgeSeconds?: number;
+}
+
+export interface OperationResult<B = unknown> {
+  status: number;
+  body: B;
+  headers?: Record<string, string>;
+  /** Cookies to set in browsers; the socket transport has no cookies and ignores them. */
+  cookies?: CookieInstruction[];
+}
+
+export interface RateLimitRule {
+  /** A short name, unique within the operation (part of the limiter key). */
+  name: string;
+  points: number;
+  durationSeconds: number;
+  /** What is counted: the caller's IP, the user, or a key derived from the input (e.g. the account). */
+  key: 'ip' | 'user' | ((input: Record<string, unknown>, ctx: RequestContext) => string | null);
+}
+
+export interface FileField {
+  name: string;
+  maxCount: number;
+  maxBytes: number;
+}
+
+/** Operations that require a user get a context whose `user` is known to be set. */
+export type ContextFor<A extends AuthRule> = A extends 'user' | 'staff' | 'admin' ? AuthedContext : RequestContext;
+
+export interface Operation<S extends z.ZodType = z.ZodType, A extends AuthRule = AuthRule> {
+  name: string;
+  method: HttpMethod;
+  /** Contract path with `{param}` placeholders, e.g. `/api/feed/posts/{post_id}/`. */
+  path: string;
+  /** Further REST paths served by the same operation (compatibility paths). */
+  aliases?: string[];
+  auth: A;
+  summary: string;
+  tags: string[];
+  input: S;
+  /** Multipart file fields accepted over REST; the files arrive in the input under these names. */
+  files?: FileField[];
+  rateLimits?: RateLimitRule[];
+  handler: (input: z.output<S>, ctx: ContextFor<A>) => Promise<OperationResult>;
+}
+
+/** runOperation checks the auth rule before the handler runs, which is what makes ContextFor safe. */
+export function defineOperation<S extends z.ZodType, A extends AuthRule>(op: Operation<S, A>): Operation {
+  return op as unknown as Operation;
+}
+
+export const ok = <B>(body: B, status = 200): OperationResult<B> => ({ status, body });
+export const created = <B>(body: B): OperationResult<B> => ({ status: 201, body });
+export const noContent = (): OperationResult<null> => ({ status: 204, body: null });

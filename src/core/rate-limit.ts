@@ -1,0 +1,44 @@
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import type { Redis } from 'ioredis';
+import { throttled } from './errors.js';
+
+/**
+ * Counters for operation rate limits: in memory on a single node, in Redis when REDIS_URL is set
+ * so that every node counts the same requests.
+ */
+export class RateLimits {
+  private readonly limiters = new Map<string, RateLimiterAbstract>();
+
+  constructor(
+    private readonly redis: Redis | null,
+    private readonly keyPrefix: string,
+  ) {}
+
+  /** Count one request against `bucket`; throws 429 with Retry-After when the budget is spent. */
+  async consume(bucket: string, key: string, points: number, durationSeconds: number): Promise<void> {
+    const limiter = this.limiter(bucket, points, durationSeconds);
+    try {
+      await limiter.consume(key);
+    } catch (err) {
+      if (err instanceof RateLimiterRes) throw throttled(err.msBeforeNext / 1000);
+      throw err;
+    }
+  }
+
+  /** Forget the count for a key, e.g. after a successful login. */
+  async reset(bucket: string, key: string): Promise<void> {
+    await this.limiters.get(bucket)?.delete(key);
+  }
+
+  private limiter(bucket: string, points: number, duration: number): RateLimiterAbstract {
+    const id = `${bucket}:${points}:${duration}`;
+    let limiter = this.limiters.get(id);
+    if (!limiter) {
+      const opts = { keyPrefix: `${this.keyPrefix}:${bucket}`, points, duration };
+      limiter = this.redis ? new RateLimiterRedis({ ...opts, storeClient: this.redis, useRedisPackage: false }) : new RateLimiterMemory(opts);
+      this.limiters.set(id, limiter);
+      this.limiters.set(bucket, limiter);
+    }
+    return limiter;
+  }
+}

@@ -1,0 +1,53 @@
+import type { RequestContext } from './context.js';
+import type { Operation, OperationResult } from './operation.js';
+import { AppError, INTERNAL_ERROR_BODY, forbidden, invalidToken, notAuthenticated } from './errors.js';
+import { zodToFieldErrors } from './validation.js';
+import type { RateLimits } from './rate-limit.js';
+
+/**
+ * The single place where the house rules of an operation are enforced, for REST and socket alike:
+ * auth rule → rate limits → zod validation → handler, and every failure rendered in the contract's
+ * error format. Transports only translate `{status, body}` to their own wire.
+ */
+export interface OperationRunner {
+  rateLimits: RateLimits;
+  onUnexpectedError: (err: unknown, op: Operation, ctx: RequestContext) => void;
+}
+
+export async function runOperation(runner: OperationRunner, op: Operation, rawInput: unknown, ctx: RequestContext): Promise<OperationResult> {
+  try {
+    checkAuth(op, ctx);
+    const input = rawInput && typeof rawInput === 'object' && !Array.isArray(rawInput) ? (rawInput as Record<string, unknown>) : {};
+    for (const rule of op.rateLimits ?? []) {
+      const key = rule.key === 'ip' ? ctx.ip : rule.key === 'user' ? (ctx.user?.id ?? ctx.ip) : rule.key(input, ctx);
+      if (key) await runner.rateLimits.consume(`${op.name}:${rule.name}`, key, rule.points, rule.durationSeconds);
+    }
+    const parsed = await op.input.safeParseAsync(input);
+    if (!parsed.success) return { status: 400, body: zodToFieldErrors(parsed.error) };
+    return await op.handler(parsed.data, ctx);
+  } catch (err) {
+    const appError = asAppError(err);
+    if (appError) return { status: appError.status, body: appError.body, headers: appError.headers };
+    runner.onUnexpectedError(err, op, ctx);
+    return { status: 500, body: INTERNAL_ERROR_BODY };
+  }
+}
+
+function checkAuth(op: Operation, ctx: RequestContext): void {
+  if (op.auth === 'public') return;
+  // A token that does not verify is refused even where a token is optional: the client must
+  // learn that its session is gone rather than silently see an anonymous view.
+  if (ctx.authError) throw invalidToken();
+  if (op.auth === 'optional') return;
+  if (!ctx.user) throw notAuthenticated();
+  if (op.auth === 'staff' && !ctx.user.isStaff && !ctx.user.isAdmin) throw forbidden();
+  if (op.auth === 'admin' && !ctx.user.isAdmin) throw forbidden();
+}
+
+/** Errors the database reports about the input (bad enum text, numeric overflow) are the caller's fault. */
+function asAppError(err: unknown): AppError | null {
+  if (err instanceof AppError) return err;
+  const code = (err as { code?: unknown; cause?: { code?: unknown } })?.code ?? (err as { cause?: { code?: unknown } })?.cause?.code;
+  if (code === '22P02' || code === '22003' || code === '22001') return new AppError(400, { detail: 'Invalid value.' });
+  return null;
+}

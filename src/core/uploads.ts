@@ -1,0 +1,50 @@
+import { z } from 'zod';
+import type { UploadedFile } from './context.js';
+
+/**
+ * Upload checks by content, not by the name or type the client claims (DESIGN.md section 8):
+ * images JPEG, PNG, WebP, GIF up to 10 MB; audio MP3, M4A/AAC, OGG, WAV, WebM up to 25 MB.
+ */
+export const IMAGE_MAX_BYTES = 10 * 1024 * 1024;
+export const AUDIO_MAX_BYTES = 25 * 1024 * 1024;
+
+const startsWith = (buf: Buffer, bytes: number[], offset = 0) => bytes.every((b, i) => buf[offset + i] === b);
+const ascii = (buf: Buffer, start: number, end: number) => buf.subarray(start, end).toString('latin1');
+
+export function detectImageType(buf: Buffer): 'image/jpeg' | 'image/png' | 'image/webp' | 'image/gif' | null {
+  if (startsWith(buf, [0xff, 0xd8, 0xff])) return 'image/jpeg';
+  if (startsWith(buf, [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) return 'image/png';
+  if (ascii(buf, 0, 4) === 'RIFF' && ascii(buf, 8, 12) === 'WEBP') return 'image/webp';
+  if (ascii(buf, 0, 6) === 'GIF87a' || ascii(buf, 0, 6) === 'GIF89a') return 'image/gif';
+  return null;
+}
+
+export function detectAudioType(buf: Buffer): 'audio/mpeg' | 'audio/mp4' | 'audio/aac' | 'audio/ogg' | 'audio/wav' | 'audio/webm' | null {
+  if (ascii(buf, 0, 3) === 'ID3' || (buf[0] === 0xff && (buf[1] & 0xe0) === 0xe0 && (buf[1] & 0x06) !== 0)) return 'audio/mpeg';
+  if (buf[0] === 0xff && (buf[1] & 0xf6) === 0xf0) return 'audio/aac';
+  if (ascii(buf, 4, 8) === 'ftyp') return 'audio/mp4';
+  if (ascii(buf, 0, 4) === 'OggS') return 'audio/ogg';
+  if (ascii(buf, 0, 4) === 'RIFF' && ascii(buf, 8, 12) === 'WAVE') return 'audio/wav';
+  if (startsWith(buf, [0x1a, 0x45, 0xdf, 0xa3])) return 'audio/webm';
+  return null;
+}
+
+const isUploadedFile = (v: unknown): v is UploadedFile => Boolean(v) && typeof v === 'object' && Buffer.isBuffer((v as UploadedFile).buffer);
+
+/** A validated image upload; its `mimetype` is replaced by the type found in its bytes. */
+export const zImageFile = () =>
+  z
+    .custom<UploadedFile>(isUploadedFile, 'The submitted data was not a file.')
+    .refine((f) => f.size <= IMAGE_MAX_BYTES, 'The image is larger than 10 MB.')
+    .refine((f) => detectImageType(f.buffer) !== null, 'Upload a valid image. The file you uploaded was either not an image or a corrupted image.')
+    .transform((f) => ({ ...f, mimetype: detectImageType(f.buffer)! }));
+
+export const zAudioFile = () =>
+  z
+    .custom<UploadedFile>(isUploadedFile, 'The submitted data was not a file.')
+    .refine((f) => f.size <= AUDIO_MAX_BYTES, 'The audio file is larger than 25 MB.')
+    .refine((f) => detectAudioType(f.buffer) !== null, 'Upload a valid audio file (MP3, M4A/AAC, OGG, WAV or WebM).')
+    .transform((f) => ({ ...f, mimetype: detectAudioType(f.buffer)! }));
+
+export const imageField = (name: string, maxCount = 1) => ({ name, maxCount, maxBytes: IMAGE_MAX_BYTES });
+export const audioField = (name: string) => ({ name, maxCount: 1, maxBytes: AUDIO_MAX_BYTES });

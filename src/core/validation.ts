@@ -1,0 +1,55 @@
+import { z } from 'zod';
+import { MESSAGES } from './errors.js';
+
+/**
+ * Shared zod building blocks, so every operation words its field errors the same way.
+ */
+// Missing fields read "This field is required." everywhere (zod's own text is developer-speak).
+z.config({ customError: (issue) => (issue.input === undefined && issue.code === 'invalid_type' ? 'This field is required.' : undefined) });
+
+/** A per-schema message that still lets a missing value read "This field is required.". */
+export const orRequired = (message: string) => (issue: { input?: unknown }) => (issue.input === undefined ? 'This field is required.' : message);
+
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export const zUuid = () => z.string({ error: orRequired(MESSAGES.invalidUuid) }).regex(UUID_RE, MESSAGES.invalidUuid).transform((s) => s.toLowerCase());
+export const isUuid = (value: unknown): value is string => typeof value === 'string' && UUID_RE.test(value);
+
+/** Query and multipart values arrive as strings: accept 'true'/'false'/'1'/'0' as booleans. */
+export const zBool = () =>
+  z.preprocess((v) => {
+    if (typeof v === 'string') {
+      const s = v.trim().toLowerCase();
+      if (['true', '1', 'yes', 'on'].includes(s)) return true;
+      if (['false', '0', 'no', 'off', ''].includes(s)) return false;
+    }
+    return v;
+  }, z.boolean({ error: orRequired('Must be a valid boolean.') }));
+
+/** A number that may arrive as a string (query, multipart). */
+export const zNumber = (message = 'A valid number is required.') =>
+  z.preprocess((v) => (typeof v === 'string' && v.trim() !== '' ? Number(v) : v === '' ? undefined : v), z.number({ error: orRequired(message) }));
+
+/** Pagination query parameters; the clamping to each list's maximum happens in `pageParams`. */
+export const zPage = () => z.preprocess((v) => (v === undefined || v === '' ? undefined : Number(v)), z.number({ error: 'A valid integer is required.' }).int().min(1, MESSAGES.invalidPage).optional());
+export const zPageSize = () => z.preprocess((v) => (v === undefined || v === '' ? undefined : Number(v)), z.number({ error: 'A valid integer is required.' }).int().min(1, 'Ensure this value is greater than or equal to 1.').optional());
+
+/** Optional string that treats '' (common from HTML forms) as absent. */
+export const zOptionalText = (max?: number) => {
+  const base = max ? z.string().max(max, `Ensure this field has no more than ${max} characters.`) : z.string();
+  return z.preprocess((v) => (v === '' ? undefined : v), base.optional());
+};
+
+/**
+ * Turn a zod error into the contract's field format: {field: [message, ...]}.
+ * Nested paths are joined with dots; errors without a path become non_field_errors.
+ */
+export function zodToFieldErrors(error: z.ZodError): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const issue of error.issues) {
+    const key = issue.path.length ? issue.path.map(String).join('.') : 'non_field_errors';
+    const message = issue.message;
+    (out[key] ??= []).includes(message) || out[key].push(message);
+  }
+  return out;
+}

@@ -1,0 +1,104 @@
+import crypto from 'node:crypto';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import express, { type RequestHandler } from 'express';
+import cookieParser from 'cookie-parser';
+import { pinoHttp } from 'pino-http';
+import { sql } from 'drizzle-orm';
+import type { Operation } from '../core/operation.js';
+import type { OperationRunner } from '../core/run-operation.js';
+import { platform } from '../platform/index.js';
+import { configurePassport } from './auth.js';
+import { operationRouter } from './routes.js';
+import { openApiDocument } from './openapi.js';
+import { docsPage, docsInit } from './docs-page.js';
+import { errorHandler, notFoundHandler } from './errors.js';
+import { requestBaseUrl } from './context.js';
+
+/** The Express application: middleware, health, docs, media, and every operation as a route. */
+export function createHttpApp(operations: readonly Operation[], runner: OperationRunner): express.Express {
+  const app = express();
+  const { config } = platform;
+  app.disable('x-powered-by');
+  // Behind nginx (the cluster profile) the client's address and scheme come from X-Forwarded-*.
+  app.set('trust proxy', true);
+  app.use(
+    pinoHttp({
+      logger: platform.log,
+      genReqId: (req, res) => {
+        const id = (req.headers['x-request-id'] as string | undefined) ?? crypto.randomUUID();
+        res.setHeader('X-Request-Id', id);
+        return id;
+      },
+      autoLogging: config.NODE_ENV !== 'test',
+    }),
+  );
+  app.use(cors(config.CORS_ORIGINS));
+  app.use(cookieParser());
+  app.use(rejectUnsupportedContentType);
+  app.use(express.json({ limit: config.JSON_BODY_LIMIT }));
+  app.use(express.urlencoded({ extended: true, limit: config.JSON_BODY_LIMIT }));
+  app.use(configurePassport().initialize());
+
+  app.get('/health', async (_req, res) => {
+    try {
+      await platform.db.execute(sql`select 1`);
+      res.json({ status: 'ok' });
+    } catch {
+      res.status(503).json({ status: 'unavailable' });
+    }
+  });
+
+  const swaggerDir = path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
+  app.get('/api/docs/openapi.json', (req, res) => res.json(openApiDocument(operations, requestBaseUrl(req))));
+  app.get(['/api/docs', '/api/docs/'], (_req, res) => res.type('html').send(docsPage));
+  app.get('/api/docs/init.js', (_req, res) => res.type('js').send(docsInit));
+  app.use('/api/docs/assets', express.static(swaggerDir, { index: false }));
+
+  if (platform.storage.kind === 'disk') {
+    app.use('/media', express.static(path.join(config.dataDir, 'media'), { index: false, fallthrough: true, dotfiles: 'deny' }));
+  }
+
+  app.use(operationRouter(operations, runner));
+  app.use(notFoundHandler);
+  app.use(errorHandler);
+  return app;
+}
+
+const BODY_TYPES = ['application/json', 'multipart/form-data', 'application/x-www-form-urlencoded'];
+
+/** A body in a format no operation reads would be silently ignored: refuse it instead (415). */
+const rejectUnsupportedContentType: RequestHandler = (req, res, next) => {
+  const hasBody = Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
+  const type = req.headers['content-type'];
+  if (hasBody && type && !BODY_TYPES.some((t) => req.is(t))) {
+    res.status(415).json({ detail: `Unsupported media type "${type.split(';')[0]}" in request.` });
+    return;
+  }
+  next();
+};
+
+/**
+ * CORS: any origin may call with bearer tokens; only the listed origins get credentials (cookies),
+ * since the refresh cookie must never be readable cross-site by an arbitrary page.
+ */
+function cors(origins: string): RequestHandler {
+  const allowed = origins.split(',').map((o) => o.trim()).filter(Boolean);
+  return (req, res, next) => {
+    const origin = req.headers.origin;
+    if (origin) {
+      if (allowed.includes(origin)) {
+        res.setHeader('Access-Control-Allow-Origin', origin);
+        res.setHeader('Access-Control-Allow-Credentials', 'true');
+        res.setHeader('Vary', 'Origin');
+      } else if (allowed.includes('*')) {
+        res.setHeader('Access-Control-Allow-Origin', '*');
+      }
+      res.setHeader('Access-Control-Allow-Headers', 'Authorization, Content-Type, X-Request-Id');
+      res.setHeader('Access-Control-Allow-Methods', 'GET, POST, PUT, PATCH, DELETE, OPTIONS');
+      res.setHeader('Access-Control-Expose-Headers', 'Retry-After, X-Request-Id');
+    }
+    if (req.method === 'OPTIONS') return void res.status(204).end();
+    next();
+  };
+}

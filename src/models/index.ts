@@ -1,0 +1,4 @@
+// Every table of the service; each aggregate has its own file. SQL migrations live in ./migrations.
+export * from './locations.js';
+export * from './users.js';
+export * from './notifications.js';

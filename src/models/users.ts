@@ -1,0 +1,56 @@
+import { pgTable, uuid, text, numeric, boolean, timestamp, integer, type AnyPgColumn } from 'drizzle-orm/pg-core';
+import { geographyPoint } from './geography.js';
+import { locations } from './locations.js';
+
+export const RELATIONSHIP_STATUSES = [
+  'lonely_af', 'forever_alone', 'looking_for_love', 'taken', 'emotionally_unavailable', 'waiting', 'swiping', 'career_married',
+] as const;
+
+export const users = pgTable('users', {
+  id: uuid('id').primaryKey().defaultRandom(),
+  email: text('email').notNull(),
+  username: text('username').notNull(),
+  displayName: text('display_name').notNull(),
+  passwordHash: text('password_hash').notNull(),
+  bio: text('bio').notNull().default(''),
+  website: text('website').notNull().default(''),
+  profilePicture: text('profile_picture'),
+  banner: text('banner'),
+  relationshipStatus: text('relationship_status', { enum: RELATIONSHIP_STATUSES }),
+  latitude: numeric('latitude', { precision: 11, scale: 8 }),
+  longitude: numeric('longitude', { precision: 11, scale: 8 }),
+  point: geographyPoint('point'),
+  locationId: uuid('location_id').references(() => locations.id, { onDelete: 'set null' }),
+  isVerified: boolean('is_verified').notNull().default(false),
+  isStaff: boolean('is_staff').notNull().default(false),
+  isAdmin: boolean('is_admin').notNull().default(false),
+  isActive: boolean('is_active').notNull().default(true),
+  referralCode: text('referral_code').notNull(),
+  referrerCode: text('referrer_code'),
+  referredById: uuid('referred_by_id').references((): AnyPgColumn => users.id, { onDelete: 'set null' }),
+  refSource: text('ref_source'),
+  refMedium: text('ref_medium'),
+  refCampaign: text('ref_campaign'),
+  createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+});
+
+export const refreshTokens = pgTable('refresh_tokens', {
+  jti: uuid('jti').primaryKey(),
+  userId: uuid('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+  familyId: uuid('family_id').notNull(),
+  expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+  revokedAt: timestamp('revoked_at', { withTimezone: true }),
+  createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+});
+
+export const passwordResets = pgTable('password_resets', {
+  userId: uuid('user_id').primaryKey().references(() => users.id, { onDelete: 'cascade' }),
+  otpHash: text('otp_hash').notNull(),
+  expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+  failedAttempts: integer('failed_attempts').notNull().default(0),
+  consumedAt: timestamp('consumed_at', { withTimezone: true }),
+  createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+});
+
+export type UserRow = typeof users.$inferSelect;

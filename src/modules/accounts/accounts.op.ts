@@ -1,0 +1,111 @@
+import { z } from 'zod';
+import { defineOperation, ok } from '../../core/operation.js';
+import { zOptionalText, zUuid } from '../../core/validation.js';
+import { imageField, zImageFile } from '../../core/uploads.js';
+import { accountKey, login, logout, refresh, register } from './accounts.service.js';
+import { confirmPasswordReset, requestPasswordReset } from './password-reset.service.js';
+
+const zPassword = () => z.string().min(8, 'This password is too short. It must contain at least 8 characters.').max(128, 'Ensure this field has no more than 128 characters.');
+const zEmail = () => z.string().trim().max(254, 'Ensure this field has no more than 254 characters.').pipe(z.email('Enter a valid email address.'));
+
+export const registerOp = defineOperation({
+  name: 'accounts.register',
+  method: 'POST',
+  path: '/api/auth/register/',
+  auth: 'public',
+  summary: 'Create an account; answers tokens and the user, and sets the refresh cookie',
+  tags: ['accounts'],
+  files: [imageField('profile_picture')],
+  rateLimits: [{ name: 'ip', points: 20, durationSeconds: 3600, key: 'ip' }],
+  input: z.object({
+    email: zEmail(),
+    username: z
+      .string()
+      .trim()
+      .min(1, 'This field may not be blank.')
+      .max(150, 'Ensure this field has no more than 150 characters.')
+      .regex(/^[\w.@+-]+$/, 'Enter a valid username. This value may contain only letters, numbers, and @/./+/-/_ characters.'),
+    display_name: z.string().trim().min(1, 'This field may not be blank.').max(100, 'Ensure this field has no more than 100 characters.'),
+    password: zPassword(),
+    bio: zOptionalText(500),
+    profile_picture: zImageFile().optional(),
+    location: z.preprocess((v) => (v === '' ? undefined : v), zUuid().optional()),
+    referrer_code: zOptionalText(64),
+    ref_source: zOptionalText(100),
+    ref_medium: zOptionalText(100),
+    ref_campaign: zOptionalText(100),
+  }),
+  handler: (input, ctx) => register(input, ctx),
+});
+
+export const loginOp = defineOperation({
+  name: 'accounts.login',
+  method: 'POST',
+  path: '/api/auth/login/',
+  auth: 'public',
+  summary: 'Log in with a username or an email; answers tokens and the user, and sets the refresh cookie',
+  tags: ['accounts'],
+  // Per address against spraying, per account against guessing one password (reset on success).
+  rateLimits: [
+    { name: 'ip', points: 30, durationSeconds: 60, key: 'ip' },
+    { name: 'account', points: 10, durationSeconds: 300, key: (input) => accountKey(input) },
+  ],
+  input: z.object({ username: z.string().trim().min(1, 'This field may not be blank.'), password: z.string().min(1, 'This field may not be blank.') }),
+  handler: (input, ctx) => login(input, ctx),
+});
+
+export const refreshOp = defineOperation({
+  name: 'accounts.refresh',
+  method: 'POST',
+  path: '/api/auth/refresh/',
+  auth: 'public',
+  summary: 'Exchange a refresh token (cookie or {refresh}) for new tokens; the presented one is blacklisted',
+  tags: ['accounts'],
+  rateLimits: [{ name: 'ip', points: 60, durationSeconds: 60, key: 'ip' }],
+  input: z.object({ refresh: z.string().optional() }),
+  handler: (input, ctx) => refresh(input, ctx),
+});
+
+export const logoutOp = defineOperation({
+  name: 'accounts.logout',
+  method: 'POST',
+  path: '/api/auth/logout/',
+  auth: 'public',
+  summary: 'Blacklist the refresh token (cookie or {refresh}) and clear the cookie',
+  tags: ['accounts'],
+  input: z.object({ refresh: z.string().optional() }),
+  handler: (input, ctx) => logout(input, ctx),
+});
+
+export const passwordResetRequestOp = defineOperation({
+  name: 'accounts.password_reset_request',
+  method: 'POST',
+  path: '/api/auth/password-reset/request/',
+  auth: 'public',
+  summary: 'Mail a 6-digit reset code, valid for 10 minutes',
+  tags: ['accounts'],
+  rateLimits: [
+    { name: 'ip', points: 20, durationSeconds: 3600, key: 'ip' },
+    { name: 'email', points: 5, durationSeconds: 900, key: (input) => (typeof input.email === 'string' ? input.email.trim().toLowerCase() : null) },
+  ],
+  input: z.object({ email: zEmail() }),
+  handler: async (input) => ok(await requestPasswordReset(input.email)),
+});
+
+export const passwordResetConfirmOp = defineOperation({
+  name: 'accounts.password_reset_confirm',
+  method: 'POST',
+  path: '/api/auth/password-reset/confirm/',
+  auth: 'public',
+  summary: 'Set a new password with the mailed code (single use; locked after 5 wrong codes)',
+  tags: ['accounts'],
+  rateLimits: [{ name: 'ip', points: 30, durationSeconds: 900, key: 'ip' }],
+  input: z.object({
+    email: zEmail(),
+    otp: z.string().trim().regex(/^\d{6}$/, 'Enter the 6-digit code.'),
+    new_password: zPassword(),
+  }),
+  handler: async (input) => ok(await confirmPasswordReset(input)),
+});
+
+export const accountOperations = [registerOp, loginOp, refreshOp, logoutOp, passwordResetRequestOp, passwordResetConfirmOp];

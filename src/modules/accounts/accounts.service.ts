@@ -1,0 +1,131 @@
+import { eq } from 'drizzle-orm';
+import { assignUserLocation } from '../users/user-location.service.js';
+import { platform } from '../../platform/index.js';
+import { transaction } from '../../platform/db.js';
+import { locations, refreshTokens, users } from '../../models/index.js';
+import { AppError, fieldError } from '../../core/errors.js';
+import type { RequestContext, UploadedFile } from '../../core/context.js';
+import type { OperationResult } from '../../core/operation.js';
+import { findUserById, findUserByEmail, findUserByUsername } from '../users/users.queries.js';
+import { serializeUser } from '../users/users.serializer.js';
+import { dummyPasswordHash, hashPassword, verifyPassword } from './passwords.js';
+import { clearRefreshCookie, issueTokens, refreshCookie, REFRESH_COOKIE, revokeFamily, revokeToken } from './sessions.js';
+import { verifyRefreshToken } from './tokens.js';
+import { newReferralCode } from './admin-bootstrap.js';
+
+export interface RegisterInput {
+  email: string;
+  username: string;
+  display_name: string;
+  password: string;
+  bio?: string;
+  profile_picture?: UploadedFile;
+  location?: string;
+  referrer_code?: string;
+  ref_source?: string;
+  ref_medium?: string;
+  ref_campaign?: string;
+}
+
+const UNIQUE_VIOLATION = '23505';
+
+export async function register(input: RegisterInput, ctx: RequestContext): Promise<OperationResult> {
+  const errors: Record<string, string[]> = {};
+  if (await findUserByEmail(input.email)) errors.email = ['user with this email already exists.'];
+  if (await findUserByUsername(input.username)) errors.username = ['A user with that username already exists.'];
+  if (input.location) {
+    const [loc] = await platform.db.select({ id: locations.id }).from(locations).where(eq(locations.id, input.location)).limit(1);
+    if (!loc) errors.location = [`Invalid pk "${input.location}" - object does not exist.`];
+  }
+  if (Object.keys(errors).length) throw new AppError(400, errors);
+
+  // An unknown referrer code is ignored, as the contract says: the account is created without it.
+  const referrer = input.referrer_code
+    ? (await platform.db.select({ id: users.id }).from(users).where(eq(users.referralCode, input.referrer_code.trim().toUpperCase())).limit(1))[0]
+    : undefined;
+  const passwordHash = await hashPassword(input.password);
+  const picture = input.profile_picture
+    ? await platform.storage.put('profile_pictures', input.profile_picture.originalname, input.profile_picture.buffer, input.profile_picture.mimetype)
+    : null;
+
+  let userId: string;
+  let tokens: Awaited<ReturnType<typeof issueTokens>>;
+  try {
+    ({ userId, tokens } = await transaction(platform.db, async (tx, events) => {
+      const [row] = await tx
+        .insert(users)
+        .values({
+          email: input.email,
+          username: input.username,
+          displayName: input.display_name,
+          passwordHash,
+          bio: input.bio ?? '',
+          profilePicture: picture,
+          referralCode: newReferralCode(),
+          referrerCode: referrer ? input.referrer_code!.trim().toUpperCase() : null,
+          referredById: referrer?.id ?? null,
+          refSource: input.ref_source ?? null,
+          refMedium: input.ref_medium ?? null,
+          refCampaign: input.ref_campaign ?? null,
+        })
+        .returning({ id: users.id });
+      if (input.location) await assignUserLocation(tx, events, row.id, input.location);
+      return { userId: row.id, tokens: await issueTokens(tx, row.id) };
+    }));
+  } catch (err) {
+    if (picture) await platform.storage.delete(picture).catch(() => undefined);
+    // Two registrations racing for the same name: the unique index decides, the loser gets the field error.
+    if ((err as { code?: string }).code === UNIQUE_VIOLATION || (err as { cause?: { code?: string } }).cause?.code === UNIQUE_VIOLATION) {
+      const detail = String((err as { detail?: string; cause?: { detail?: string } }).detail ?? (err as { cause?: { detail?: string } }).cause?.detail ?? '');
+      throw detail.includes('email') ? fieldError('email', 'user with this email already exists.') : fieldError('username', 'A user with that username already exists.');
+    }
+    throw err;
+  }
+  const user = await findUserById(userId);
+  return { status: 201, body: { ...tokens, user: serializeUser(user!, ctx) }, cookies: [refreshCookie(tokens.refresh_token)] };
+}
+
+export async function login(input: { username: string; password: string }, ctx: RequestContext): Promise<OperationResult> {
+  const identifier = input.username.trim();
+  const row = identifier.includes('@') ? ((await findUserByEmail(identifier)) ?? (await findUserByUsername(identifier))) : await findUserByUsername(identifier);
+  const valid = row ? await verifyPassword(row.passwordHash, input.password) : await verifyPassword(await dummyPasswordHash(), input.password);
+  if (!row || !valid || !row.isActive) throw new AppError(401, { error: 'Invalid credentials' });
+  await platform.rateLimits.reset('accounts.login:account', accountKey(input) ?? '');
+  const tokens = await issueTokens(platform.db, row.id);
+  const user = await findUserById(row.id);
+  return { status: 200, body: { ...tokens, user: serializeUser(user!, ctx) }, cookies: [refreshCookie(tokens.refresh_token)] };
+}
+
+export const accountKey = (input: Record<string, unknown>) => (typeof input.username === 'string' ? input.username.trim().toLowerCase() : null);
+
+const invalidRefresh = () => new AppError(401, { error: 'Invalid or blacklisted refresh token' });
+
+/** Rotation: the presented token is blacklisted and a new one of the same family issued. */
+export async function refresh(input: { refresh?: string }, ctx: RequestContext): Promise<OperationResult> {
+  const presented = input.refresh ?? ctx.cookies[REFRESH_COOKIE];
+  if (!presented) throw new AppError(401, { error: 'Refresh token missing' });
+  const claims = verifyRefreshToken(presented);
+  if (!claims) throw invalidRefresh();
+  const outcome = await transaction(platform.db, async (tx) => {
+    const [known] = await tx.select().from(refreshTokens).where(eq(refreshTokens.jti, claims.jti)).limit(1);
+    if (!known || known.userId !== claims.sub) return { kind: 'invalid' as const };
+    if (!(await revokeToken(tx, claims.jti))) {
+      // A blacklisted token came back: someone holds a copy. End the whole session for everyone.
+      await revokeFamily(tx, known.familyId);
+      return { kind: 'reused' as const };
+    }
+    const [user] = await tx.select({ id: users.id, isActive: users.isActive }).from(users).where(eq(users.id, claims.sub)).limit(1);
+    if (!user || !user.isActive) return { kind: 'no-user' as const };
+    return { kind: 'ok' as const, tokens: await issueTokens(tx, user.id, known.familyId) };
+  });
+  if (outcome.kind === 'no-user') throw new AppError(401, { error: 'User not found' });
+  if (outcome.kind !== 'ok') throw invalidRefresh();
+  return { status: 200, body: outcome.tokens, cookies: [refreshCookie(outcome.tokens.refresh_token)] };
+}
+
+export async function logout(input: { refresh?: string }, ctx: RequestContext): Promise<OperationResult> {
+  const presented = input.refresh ?? ctx.cookies[REFRESH_COOKIE];
+  const claims = presented ? verifyRefreshToken(presented) : null;
+  if (claims) await revokeToken(platform.db, claims.jti);
+  return { status: 200, body: { message: 'Successfully logged out.' }, cookies: [clearRefreshCookie()] };
+}

@@ -1,0 +1,50 @@
+import { and, desc, eq, sql } from 'drizzle-orm';
+import { alias } from 'drizzle-orm/pg-core';
+import { platform } from '../../platform/index.js';
+import type { DbOrTx } from '../../platform/db.js';
+import { notifications, users } from '../../models/index.js';
+import type { NotificationWithActor } from './notifications.serializer.js';
+
+const actors = alias(users, 'actor');
+
+const selectWithActor = (db: DbOrTx) =>
+  db
+    .select({
+      n: notifications,
+      actorId: actors.id,
+      actorUsername: actors.username,
+      actorDisplayName: actors.displayName,
+      actorPicture: actors.profilePicture,
+    })
+    .from(notifications)
+    .leftJoin(actors, eq(notifications.actorId, actors.id));
+
+type Joined = Awaited<ReturnType<ReturnType<typeof selectWithActor>['execute']>>[number];
+const toNotification = (r: Joined): NotificationWithActor => ({
+  ...r.n,
+  actor: r.actorId ? { id: r.actorId, username: r.actorUsername!, displayName: r.actorDisplayName!, profilePicture: r.actorPicture } : null,
+});
+
+export async function findNotification(id: string, db: DbOrTx = platform.db): Promise<NotificationWithActor | null> {
+  const [row] = await selectWithActor(db).where(eq(notifications.id, id)).limit(1);
+  return row ? toNotification(row) : null;
+}
+
+export async function listNotifications(userId: string, limit: number, offset: number): Promise<{ count: number; rows: NotificationWithActor[] }> {
+  const [{ count }] = await platform.db.select({ count: sql<number>`count(*)::int` }).from(notifications).where(eq(notifications.userId, userId));
+  const rows = await selectWithActor(platform.db)
+    .where(eq(notifications.userId, userId))
+    .orderBy(desc(notifications.createdAt), desc(notifications.id))
+    .limit(limit)
+    .offset(offset);
+  return { count, rows: rows.map(toNotification) };
+}
+
+/** Notifications created or changed after `since`, oldest first (realtime.sync). */
+export async function notificationsChangedSince(userId: string, since: Date, limit: number): Promise<NotificationWithActor[]> {
+  const rows = await selectWithActor(platform.db)
+    .where(and(eq(notifications.userId, userId), sql`${notifications.updatedAt} > ${since.toISOString()}`))
+    .orderBy(notifications.updatedAt, notifications.id)
+    .limit(limit);
+  return rows.map(toNotification);
+}

@@ -1,0 +1,77 @@
+import { and, eq, sql, type SQL } from 'drizzle-orm';
+import type { PendingEvents } from '../../core/events.js';
+import type { Tx } from '../../platform/db.js';
+import { HIERARCHY_LEVELS, locations, users, type HierarchyLevel } from '../../models/index.js';
+import { pointEwkt } from '../../models/geography.js';
+
+declare module '../../core/events.js' {
+  interface DomainEventMap {
+    /** The user's sockets follow it from one location room to the other. */
+    'user.location_changed': { userId: string; fromLocationId: string | null; toLocationId: string | null };
+  }
+}
+
+export type Hierarchy = Partial<Record<HierarchyLevel, string | null>>;
+
+/** A location's display name from its hierarchy: the most specific level that is set. */
+export function nameFromHierarchy(h: Hierarchy): string {
+  for (let i = HIERARCHY_LEVELS.length - 1; i >= 0; i--) {
+    const value = h[HIERARCHY_LEVELS[i]]?.trim();
+    if (value) return value;
+  }
+  return '';
+}
+
+/**
+ * Find the location whose hierarchy equals the given levels (case-insensitive; levels not given must be
+ * empty there too), or create it. Used by profile update and update-location, which name places by
+ * their address rather than by coordinates.
+ */
+export async function findOrCreateLocationByHierarchy(tx: Tx, h: Hierarchy, coords?: { latitude: number; longitude: number }): Promise<{ id: string; name: string }> {
+  const conditions: SQL[] = HIERARCHY_LEVELS.map((level) => {
+    const value = h[level]?.trim();
+    return value ? sql`lower(${locations[level]}) = lower(${value})` : sql`coalesce(${locations[level]}, '') = ''`;
+  });
+  const [existing] = await tx.select({ id: locations.id, name: locations.name, point: locations.point }).from(locations).where(and(...conditions)).limit(1);
+  if (existing) {
+    if (!existing.point && coords) {
+      await tx
+        .update(locations)
+        .set({ latitude: coords.latitude, longitude: coords.longitude, point: pointEwkt(coords.longitude, coords.latitude), updatedAt: new Date() })
+        .where(eq(locations.id, existing.id));
+    }
+    return { id: existing.id, name: existing.name };
+  }
+  const levels = Object.fromEntries(HIERARCHY_LEVELS.map((l) => [l, h[l]?.trim() || null]));
+  const point = coords ? pointEwkt(coords.longitude, coords.latitude) : null;
+  const [created] = await tx
+    .insert(locations)
+    .values({
+      ...levels,
+      name: nameFromHierarchy(h),
+      latitude: coords?.latitude ?? null,
+      longitude: coords?.longitude ?? null,
+      point,
+      center: point,
+      centerLatitude: coords?.latitude ?? null,
+      centerLongitude: coords?.longitude ?? null,
+    })
+    .returning({ id: locations.id, name: locations.name });
+  return created;
+}
+
+/**
+ * Move a user to a location (or to none), keeping both locations' total_users exact: the user row is
+ * locked first, so two concurrent moves of one user cannot count it twice.
+ */
+export async function assignUserLocation(tx: Tx, events: PendingEvents, userId: string, toLocationId: string | null, coords?: { latitude: number; longitude: number }): Promise<void> {
+  const [current] = await tx.select({ locationId: users.locationId }).from(users).where(eq(users.id, userId)).for('update');
+  const fromLocationId = current?.locationId ?? null;
+  const changes: Partial<typeof users.$inferInsert> = { locationId: toLocationId, updatedAt: new Date() };
+  if (coords) Object.assign(changes, { latitude: coords.latitude.toFixed(8), longitude: coords.longitude.toFixed(8), point: pointEwkt(coords.longitude, coords.latitude) });
+  await tx.update(users).set(changes).where(eq(users.id, userId));
+  if (fromLocationId === toLocationId) return;
+  if (fromLocationId) await tx.update(locations).set({ totalUsers: sql`greatest(${locations.totalUsers} - 1, 0)` }).where(eq(locations.id, fromLocationId));
+  if (toLocationId) await tx.update(locations).set({ totalUsers: sql`${locations.totalUsers} + 1` }).where(eq(locations.id, toLocationId));
+  events.add('user.location_changed', { userId, fromLocationId, toLocationId });
+}

@@ -1,0 +1,50 @@
+import type { RequestContext } from '../../core/context.js';
+import { platform } from '../../platform/index.js';
+import type { UserWithRelations } from './users.queries.js';
+
+/** The contract's user object (latitude/longitude never leave the service). */
+export interface UserBody {
+  id: string;
+  email: string;
+  username: string;
+  display_name: string;
+  is_verified: boolean;
+  bio: string;
+  profile_picture: string | null;
+  website: string;
+  relationship_status: string | null;
+  banner: string | null;
+  location: { id: string; name: string } | null;
+  store: { id: string; name: string; description: string } | null;
+  owned_communities: Array<{ id: string; name: string; description: string }>;
+  created_at: string;
+  updated_at: string;
+}
+
+export const mediaUrl = (key: string | null | undefined, baseUrl: string): string | null => (key ? platform.storage.url(key, baseUrl) : null);
+
+export function serializeUser(user: UserWithRelations, ctx: Pick<RequestContext, 'baseUrl'>): UserBody {
+  return {
+    id: user.id,
+    email: user.email,
+    username: user.username,
+    display_name: user.displayName,
+    is_verified: user.isVerified,
+    bio: user.bio,
+    profile_picture: mediaUrl(user.profilePicture, ctx.baseUrl),
+    website: user.website,
+    relationship_status: user.relationshipStatus,
+    banner: mediaUrl(user.banner, ctx.baseUrl),
+    location: user.location,
+    // Filled in by the stores and communities modules when they land.
+    store: null,
+    owned_communities: [],
+    created_at: user.createdAt.toISOString(),
+    updated_at: user.updatedAt.toISOString(),
+  };
+}
+
+/** The short user shape used in search results and embedded in other resources. */
+export function serializeUserSummary(user: { id: string; username: string; displayName: string; profilePicture: string | null }, ctx: Pick<RequestContext, 'baseUrl'>) {
+  return { id: user.id, username: user.username, display_name: user.displayName, profile_picture: mediaUrl(user.profilePicture, ctx.baseUrl) };
+}

@@ -1,0 +1,149 @@
+import { and, eq, ne, or, sql, isNotNull } from 'drizzle-orm';
+import type { AuthedContext, RequestContext, UploadedFile } from '../../core/context.js';
+import { AppError, notFound } from '../../core/errors.js';
+import { pageParams, paginated } from '../../core/pagination.js';
+import { locations, users, type UserRow } from '../../models/index.js';
+import { platform } from '../../platform/index.js';
+import { transaction } from '../../platform/db.js';
+import { revokeAllSessions } from '../accounts/sessions.js';
+import { findUserById, findUserByUsername, findUsersByIds } from './users.queries.js';
+import { serializeUser, serializeUserSummary, type UserBody } from './users.serializer.js';
+import { assignUserLocation, findOrCreateLocationByHierarchy, type Hierarchy } from './user-location.service.js';
+
+declare module '../../core/events.js' {
+  interface DomainEventMap {
+    /** A deactivated user's live sockets are closed. */
+    'user.deactivated': { userId: string };
+  }
+}
+
+export async function getProfile(ctx: AuthedContext): Promise<UserBody> {
+  const user = await findUserById(ctx.user.id);
+  if (!user) throw notFound();
+  return serializeUser(user, ctx);
+}
+
+export async function getPublicProfile(username: string, ctx: RequestContext): Promise<UserBody> {
+  const user = await findUserByUsername(username);
+  if (!user || !user.isActive) throw notFound();
+  return serializeUser(user, ctx);
+}
+
+export interface ProfileUpdate {
+  display_name?: string;
+  bio?: string;
+  website?: string;
+  relationship_status?: UserRow['relationshipStatus'];
+  profile_picture?: UploadedFile;
+  banner?: UploadedFile;
+  location?: { country?: string | null; state?: string | null; city?: string | null; latitude?: number; longitude?: number };
+}
+
+/** PUT .../profile/update/ and PATCH .../profile/: only the fields sent change; is_verified never does. */
+export async function updateProfile(ctx: AuthedContext, input: ProfileUpdate): Promise<UserBody> {
+  const uploads: string[] = [];
+  const put = async (folder: string, f: UploadedFile) => {
+    const key = await platform.storage.put(folder, f.originalname, f.buffer, f.mimetype);
+    uploads.push(key);
+    return key;
+  };
+  const before = await findUserById(ctx.user.id);
+  if (!before) throw notFound();
+  const changes: Partial<typeof users.$inferInsert> = { updatedAt: new Date() };
+  if (input.display_name !== undefined) changes.displayName = input.display_name;
+  if (input.bio !== undefined) changes.bio = input.bio;
+  if (input.website !== undefined) changes.website = input.website;
+  if (input.relationship_status !== undefined) changes.relationshipStatus = input.relationship_status;
+  try {
+    if (input.profile_picture) changes.profilePicture = await put('profile_pictures', input.profile_picture);
+    if (input.banner) changes.banner = await put('users/banners', input.banner);
+    await transaction(platform.db, async (tx, events) => {
+      await tx.update(users).set(changes).where(eq(users.id, ctx.user.id));
+      if (input.location) {
+        const { latitude, longitude, ...levels } = input.location;
+        const coords = latitude !== undefined && longitude !== undefined ? { latitude, longitude } : undefined;
+        const location = await findOrCreateLocationByHierarchy(tx, levels as Hierarchy, coords);
+        await assignUserLocation(tx, events, ctx.user.id, location.id, coords);
+      }
+    });
+  } catch (err) {
+    await Promise.all(uploads.map((k) => platform.storage.delete(k).catch(() => undefined)));
+    throw err;
+  }
+  // Replaced files are removed only once the new ones are committed.
+  for (const old of [input.profile_picture && before.profilePicture, input.banner && before.banner]) {
+    if (old) await platform.storage.delete(old).catch(() => undefined);
+  }
+  return getProfile(ctx);
+}
+
+export async function updateLocation(ctx: AuthedContext, input: Hierarchy & { latitude?: number; longitude?: number }) {
+  const { latitude, longitude, ...levels } = input;
+  const coords = latitude !== undefined && longitude !== undefined ? { latitude, longitude } : undefined;
+  const location = await transaction(platform.db, async (tx, events) => {
+    const loc = await findOrCreateLocationByHierarchy(tx, levels, coords);
+    await assignUserLocation(tx, events, ctx.user.id, loc.id, coords);
+    return loc;
+  });
+  return { message: 'Location updated successfully', location };
+}
+
+export async function searchUsers(ctx: AuthedContext, query: string | undefined) {
+  const q = query?.trim();
+  if (!q) throw new AppError(400, { error: 'Query parameter is required' });
+  const pattern = `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  const rows = await platform.db
+    .select({ id: users.id, username: users.username, displayName: users.displayName, profilePicture: users.profilePicture })
+    .from(users)
+    .where(and(eq(users.isActive, true), or(sql`${users.username} ILIKE ${pattern}`, sql`${users.displayName} ILIKE ${pattern}`)))
+    // Exact and prefix matches first, then the closest by trigram similarity.
+    .orderBy(sql`(lower(${users.username}) = lower(${q})) DESC`, sql`(${users.username} ILIKE ${q.replace(/[\\%_]/g, (c) => `\\${c}`) + '%'}) DESC`, sql`greatest(similarity(${users.username}, ${q}), similarity(${users.displayName}, ${q})) DESC`, users.username)
+    .limit(50);
+  return rows.map((r) => serializeUserSummary(r, ctx));
+}
+
+const NEARBY_RADIUS_M = 100_000;
+
+/** Users within 100 km of the caller, nearest first. The caller's own point, else its location's centre. */
+export async function nearbyUsers(ctx: AuthedContext, input: { page?: number; page_size?: number }) {
+  const me = await findUserById(ctx.user.id);
+  if (!me?.locationId) throw new AppError(400, { error: 'Location Required', message: 'Set your location to see people nearby.', action: 'update_location' });
+  const [origin] = await platform.db
+    .select({ point: sql<string | null>`coalesce(${users.point}, ${locations.center}, ${locations.point})` })
+    .from(users)
+    .leftJoin(locations, eq(users.locationId, locations.id))
+    .where(eq(users.id, ctx.user.id));
+  const params = pageParams(input, { size: 10, max: 50 });
+  if (!origin?.point) return paginated(ctx, '/api/users/nearby-users/', params, 0, []);
+  const theirPoint = sql`coalesce(${users.point}, ${locations.center}, ${locations.point})`;
+  const where = and(ne(users.id, ctx.user.id), eq(users.isActive, true), isNotNull(users.locationId), sql`ST_DWithin(${theirPoint}, ${origin.point}::geography, ${NEARBY_RADIUS_M})`);
+  const [{ count }] = await platform.db.select({ count: sql<number>`count(*)::int` }).from(users).leftJoin(locations, eq(users.locationId, locations.id)).where(where);
+  const ids = await platform.db
+    .select({ id: users.id })
+    .from(users)
+    .leftJoin(locations, eq(users.locationId, locations.id))
+    .where(where)
+    .orderBy(sql`ST_Distance(${theirPoint}, ${origin.point}::geography)`, users.id)
+    .limit(params.limit)
+    .offset(params.offset);
+  const results = (await findUsersByIds(ids.map((r) => r.id))).map((u) => serializeUser(u, ctx));
+  return paginated(ctx, '/api/users/nearby-users/', params, count, results);
+}
+
+export async function adminUpdateUser(ctx: AuthedContext, username: string, input: { is_verified?: boolean; is_staff?: boolean; is_active?: boolean }) {
+  const target = await findUserByUsername(username);
+  if (!target) throw notFound();
+  const changes: Partial<typeof users.$inferInsert> = { updatedAt: new Date() };
+  if (input.is_verified !== undefined) changes.isVerified = input.is_verified;
+  if (input.is_staff !== undefined) changes.isStaff = input.is_staff;
+  if (input.is_active !== undefined) changes.isActive = input.is_active;
+  await transaction(platform.db, async (tx, events) => {
+    await tx.update(users).set(changes).where(eq(users.id, target.id));
+    if (input.is_active === false && target.isActive) {
+      await revokeAllSessions(tx, target.id);
+      events.add('user.deactivated', { userId: target.id });
+    }
+  });
+  const user = (await findUserById(target.id))!;
+  return { ...serializeUser(user, ctx), is_staff: user.isStaff, is_active: user.isActive };
+}

@@ -1,0 +1,53 @@
+import { z } from 'zod';
+import path from 'node:path';
+
+/**
+ * Configuration from the environment (DESIGN.md section 6), validated once at start.
+ * A bad value stops the service with a message naming the variable.
+ */
+const optionalUrl = z.preprocess((v) => (v === '' ? undefined : v), z.string().url().optional());
+const optionalText = z.preprocess((v) => (v === '' ? undefined : v), z.string().optional());
+
+const schema = z.object({
+  NODE_ENV: z.string().default('development'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(8000),
+  HOST: z.string().default('0.0.0.0'),
+  DATABASE_URL: optionalUrl,
+  /** Connections in the pool to a server database (the embedded one always gets 1). */
+  DATABASE_POOL_MAX: z.coerce.number().int().positive().default(10),
+  DATA_DIR: z.string().default('./data'),
+  REDIS_URL: optionalUrl,
+  JWT_SECRET: optionalText,
+  ACCESS_TOKEN_LIFETIME_SECONDS: z.coerce.number().int().positive().default(3600),
+  REFRESH_TOKEN_LIFETIME_SECONDS: z.coerce.number().int().positive().default(30 * 24 * 3600),
+  PUBLIC_BASE_URL: optionalUrl,
+  S3_BUCKET: optionalText,
+  S3_ENDPOINT: optionalUrl,
+  S3_REGION: z.string().default('us-east-1'),
+  S3_ACCESS_KEY_ID: optionalText,
+  S3_SECRET_ACCESS_KEY: optionalText,
+  S3_PUBLIC_URL: optionalUrl,
+  SMTP_URL: optionalText,
+  MAIL_FROM: z.string().default('Hyperlocal <no-reply@hyperlocal.local>'),
+  ADMIN_EMAIL: z.preprocess((v) => (v === '' ? undefined : v), z.string().email().optional()),
+  ADMIN_PASSWORD: optionalText,
+  CORS_ORIGINS: z.string().default('*'),
+  LOG_LEVEL: z.string().default('info'),
+  /** Prefix of rate-limit keys in Redis; tests give each app its own. */
+  RATE_LIMIT_PREFIX: z.string().default('rl'),
+  /** Largest JSON body accepted. */
+  JSON_BODY_LIMIT: z.string().default('1mb'),
+  /** In-flight requests get this long to finish on SIGTERM. */
+  SHUTDOWN_GRACE_MS: z.coerce.number().int().positive().default(10000),
+});
+
+export type Config = z.infer<typeof schema> & { dataDir: string };
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Record<keyof z.infer<typeof schema>, string | number>> = {}): Config {
+  const parsed = schema.safeParse({ ...env, ...overrides });
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+    throw new Error(`Invalid configuration: ${problems}`);
+  }
+  return { ...parsed.data, dataDir: path.resolve(parsed.data.DATA_DIR) };
+}

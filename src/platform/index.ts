@@ -1,0 +1,67 @@
+import path from 'node:path';
+import { Redis } from 'ioredis';
+import type { Config } from './config.js';
+import { createLogger, type Logger } from './logger.js';
+import { openDatabase, type Database, type Db } from './db.js';
+import { migrate } from './migrate.js';
+import { createStorage, type Storage } from './storage.js';
+import { createMailer, type Mailer } from './mail.js';
+import { resolveJwtSecret } from './secrets.js';
+import { RateLimits } from '../core/rate-limit.js';
+
+/**
+ * The connections to the outside world, opened once at start and shared by every module.
+ * Services read `platform.db`, `platform.storage`, ... at call time.
+ */
+export interface Platform {
+  config: Config;
+  log: Logger;
+  db: Db;
+  database: Database;
+  redis: Redis | null;
+  storage: Storage;
+  mailer: Mailer;
+  jwtSecret: string;
+  rateLimits: RateLimits;
+  embedded: { stop(): Promise<void> } | null;
+}
+
+export const platform = {} as Platform;
+
+export async function startPlatform(config: Config, log: Logger = createLogger(config.LOG_LEVEL)): Promise<Platform> {
+  let connectionString = config.DATABASE_URL;
+  let embedded: Platform['embedded'] = null;
+  if (!connectionString) {
+    const { startEmbeddedDatabase } = await import('./embedded-db.js');
+    const started = await startEmbeddedDatabase({ dataDir: path.join(config.dataDir, 'pglite') }, log);
+    connectionString = started.connectionString;
+    embedded = started;
+    log.info('embedded PostgreSQL (PGlite + PostGIS) started; set DATABASE_URL to use a server');
+  }
+  const database = openDatabase(connectionString, { poolMax: embedded ? 1 : config.DATABASE_POOL_MAX, log });
+  await migrate(database.pool, log);
+
+  const redis = config.REDIS_URL ? new Redis(config.REDIS_URL, { maxRetriesPerRequest: 3, lazyConnect: false }) : null;
+  redis?.on('error', (err) => log.error({ err }, 'redis error'));
+
+  Object.assign(platform, {
+    config,
+    log,
+    db: database.db,
+    database,
+    redis,
+    storage: createStorage(config),
+    mailer: createMailer(config, log),
+    jwtSecret: resolveJwtSecret(config.JWT_SECRET, config.dataDir, log),
+    rateLimits: new RateLimits(redis, config.RATE_LIMIT_PREFIX),
+    embedded,
+  } satisfies Platform);
+  return platform;
+}
+
+export async function stopPlatform(): Promise<void> {
+  platform.mailer?.close();
+  await platform.database?.close().catch(() => undefined);
+  await platform.embedded?.stop();
+  if (platform.redis) await platform.redis.quit().catch(() => undefined);
+}

@@ -1,0 +1,144 @@
+import type http from 'node:http';
+import crypto from 'node:crypto';
+import { Server, type Socket } from 'socket.io';
+import { createAdapter } from '@socket.io/redis-adapter';
+import type { Operation } from '../core/operation.js';
+import { runOperation, type OperationRunner } from '../core/run-operation.js';
+import type { AuthUser, RequestContext } from '../core/context.js';
+import { domainEvents } from '../core/events.js';
+import { platform } from '../platform/index.js';
+import { authenticateAccessToken } from '../modules/accounts/tokens.js';
+import { currentLocationId } from '../modules/users/users.queries.js';
+import { routeDomainEvent } from './event-routes.js';
+import { handleSubscribe, handleUnsubscribe } from './subscriptions.js';
+
+/**
+ * Socket.IO (DESIGN.md section 5): handshake auth with the same token check as REST, every operation
+ * as an event whose ack is `{status, body}`, channel subscriptions, and domain events pushed to rooms.
+ */
+export interface SocketData {
+  user: AuthUser | null;
+  tokenExpiresAt: number | null;
+  expiryTimer?: NodeJS.Timeout;
+  subscriptions: Map<string, { channel: string; id: string }>;
+}
+
+type AppSocket = Socket<Record<string, (...args: any[]) => void>, Record<string, (...args: any[]) => void>, Record<string, never>, SocketData>;
+
+export function createRealtimeServer(httpServer: http.Server, operations: readonly Operation[], runner: OperationRunner): Server {
+  const io = new Server(httpServer, {
+    path: '/socket.io/',
+    cors: { origin: platform.config.CORS_ORIGINS === '*' ? true : platform.config.CORS_ORIGINS.split(',').map((o) => o.trim()), credentials: true },
+    maxHttpBufferSize: 1e6,
+  });
+
+  if (platform.redis) {
+    // Events emitted on one node reach sockets connected to every node.
+    const pub = platform.redis.duplicate();
+    const sub = platform.redis.duplicate();
+    io.adapter(createAdapter(pub, sub));
+    io.engine.on('close', () => undefined);
+    httpServer.on('close', () => {
+      pub.disconnect();
+      sub.disconnect();
+    });
+  }
+
+  io.use(async (socket, next) => {
+    const token = handshakeToken(socket);
+    socket.data.subscriptions = new Map();
+    socket.data.user = null;
+    socket.data.tokenExpiresAt = null;
+    if (!token) return next();
+    const auth = await authenticateAccessToken(token).catch(() => null);
+    if (!auth) return next(new Error('unauthorized'));
+    socket.data.user = auth.user;
+    socket.data.tokenExpiresAt = auth.expiresAt;
+    next();
+  });
+
+  io.on('connection', (socket: AppSocket) => {
+    void onConnection(socket, operations, runner);
+  });
+
+  const unsubscribe = domainEvents.subscribe((event) => {
+    try {
+      routeDomainEvent(io, event);
+    } catch (err) {
+      platform.log.error({ err, event: event.name }, 'failed to push a domain event');
+    }
+  });
+  httpServer.on('close', unsubscribe);
+  return io;
+}
+
+async function onConnection(socket: AppSocket, operations: readonly Operation[], runner: OperationRunner): Promise<void> {
+  // Handlers first: a client may emit as soon as it is connected, before the room lookups finish.
+  for (const op of operations) {
+    socket.on(op.name, async (...args: unknown[]) => {
+      const ack = typeof args[args.length - 1] === 'function' ? (args.pop() as (r: unknown) => void) : null;
+      const result = await runOperation(runner, op, args[0] ?? {}, socketContext(socket));
+      ack?.({ status: result.status, body: result.body ?? null });
+    });
+  }
+  socket.on('subscribe', async (input: unknown, ack?: (r: unknown) => void) => ack?.(await handleSubscribe(socket, input, socketContext(socket))));
+  socket.on('unsubscribe', async (input: unknown, ack?: (r: unknown) => void) => ack?.(await handleUnsubscribe(socket, input)));
+  socket.on('auth:renew', async (input: unknown, ack?: (r: unknown) => void) => {
+    const token = (input as { token?: unknown })?.token;
+    const auth = typeof token === 'string' ? await authenticateAccessToken(token).catch(() => null) : null;
+    if (!auth || (socket.data.user && auth.user.id !== socket.data.user.id)) return ack?.({ status: 401, body: { detail: 'Given token not valid for any token type' } });
+    socket.data.user = auth.user;
+    socket.data.tokenExpiresAt = auth.expiresAt;
+    scheduleExpiry(socket);
+    ack?.({ status: 200, body: { expires_at: new Date(auth.expiresAt).toISOString() } });
+  });
+  socket.on('disconnect', () => clearTimeout(socket.data.expiryTimer));
+
+  const user = socket.data.user;
+  if (!user) return;
+  scheduleExpiry(socket);
+  socket.join(`user:${user.id}`);
+  const locationId = await currentLocationId(user.id).catch(() => null);
+  if (locationId && socket.connected) socket.join(`location:${locationId}`);
+}
+
+/** When the access token runs out on a live socket: tell the client, then disconnect (unless renewed). */
+function scheduleExpiry(socket: AppSocket): void {
+  clearTimeout(socket.data.expiryTimer);
+  const expiresAt = socket.data.tokenExpiresAt;
+  if (!expiresAt) return;
+  // setTimeout overflows past ~24.8 days; tokens live an hour by default.
+  const delay = Math.min(Math.max(0, expiresAt - Date.now()), 2 ** 31 - 1);
+  socket.data.expiryTimer = setTimeout(() => {
+    if ((socket.data.tokenExpiresAt ?? 0) > Date.now()) return scheduleExpiry(socket);
+    socket.emit('auth:expired', {});
+    socket.disconnect(true);
+  }, delay);
+  socket.data.expiryTimer.unref();
+}
+
+function handshakeToken(socket: Socket): string | null {
+  const fromAuth = (socket.handshake.auth as { token?: unknown } | undefined)?.token;
+  if (typeof fromAuth === 'string' && fromAuth) return fromAuth.replace(/^Bearer\s+/i, '');
+  const header = socket.handshake.headers.authorization;
+  return header?.startsWith('Bearer ') ? header.slice(7) : null;
+}
+
+function socketContext(socket: AppSocket): RequestContext {
+  const headers = socket.handshake.headers;
+  const proto = (headers['x-forwarded-proto'] as string | undefined)?.split(',')[0] ?? (socket.handshake.secure ? 'https' : 'http');
+  const forwardedFor = (headers['x-forwarded-for'] as string | undefined)?.split(',')[0]?.trim();
+  return {
+    transport: 'socket',
+    requestId: crypto.randomUUID(),
+    user: socket.data.user,
+    authError: false,
+    ip: forwardedFor || socket.handshake.address,
+    userAgent: (headers['user-agent'] as string | undefined) ?? '',
+    baseUrl: platform.config.PUBLIC_BASE_URL?.replace(/\/+$/, '') ?? `${proto}://${headers.host}`,
+    cookies: {},
+    subscriptions: [...socket.data.subscriptions.values()],
+  };
+}
+
+export type { AppSocket };

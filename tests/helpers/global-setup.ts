@@ -1,0 +1,32 @@
+import os from 'node:os';
+import path from 'node:path';
+import fs from 'node:fs/promises';
+import pg from 'pg';
+import { pino } from 'pino';
+import { migrate } from '../../src/platform/migrate.js';
+
+/**
+ * One database for the whole run: TEST_DATABASE_URL when set (CI: a real PostgreSQL with PostGIS),
+ * otherwise an embedded PGlite started here and served until the run ends. Migrations run once.
+ */
+export default async function globalSetup(): Promise<void> {
+  const log = pino({ level: 'silent' });
+  if (!process.env.TEST_DATABASE_URL) {
+    const { startEmbeddedDatabase } = await import('../../src/platform/embedded-db.js');
+    const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'hyperlocal-test-db-'));
+    const embedded = await startEmbeddedDatabase({ dataDir });
+    (globalThis as Record<string, unknown>).__embeddedDb = { ...embedded, dataDir };
+    process.env.TEST_DATABASE_URL = embedded.connectionString;
+    // One shared session: the app's pool must hold a single connection.
+    process.env.TEST_DATABASE_POOL_MAX = '1';
+    process.env.TEST_EMBEDDED = '1';
+    console.log(`\nTEST_DATABASE_URL is not set: using an embedded PGlite database (${dataDir}).`);
+  }
+  if (!process.env.REDIS_URL) console.log('REDIS_URL is not set: tests that need Redis are skipped.');
+  const pool = new pg.Pool({ connectionString: process.env.TEST_DATABASE_URL, max: 1 });
+  try {
+    await migrate(pool, log);
+  } finally {
+    await pool.end();
+  }
+}
