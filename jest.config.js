@@ -7,7 +7,7 @@ export default {
   },
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   testMatch: ['<rootDir>/tests/**/*.test.ts'],
-  globalSetup: '<rootDir>/tests/helpers/global-setup.ts',
-  globalTeardown: '<rootDir>/tests/helpers/global-teardown.ts',
+  globalSetup: '<rootDir>/tests/helpers/global-setup.mjs',
+  globalTeardown: '<rootDir>/tests/helpers/global-teardown.mjs',
   testTimeout: 30000,
 };

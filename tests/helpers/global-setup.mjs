@@ -1,21 +1,24 @@
+// Jest loads global setup outside its module system, so this file is plain ESM and loads the
+// TypeScript sources it needs through tsx.
 import os from 'node:os';
 import path from 'node:path';
 import fs from 'node:fs/promises';
 import pg from 'pg';
 import { pino } from 'pino';
-import { migrate } from '../../src/platform/migrate.js';
+import { tsImport } from 'tsx/esm/api';
 
 /**
  * One database for the whole run: TEST_DATABASE_URL when set (CI: a real PostgreSQL with PostGIS),
  * otherwise an embedded PGlite started here and served until the run ends. Migrations run once.
  */
-export default async function globalSetup(): Promise<void> {
+export default async function globalSetup() {
   const log = pino({ level: 'silent' });
+  const { migrate } = await tsImport('../../src/platform/migrate.ts', import.meta.url);
   if (!process.env.TEST_DATABASE_URL) {
-    const { startEmbeddedDatabase } = await import('../../src/platform/embedded-db.js');
+    const { startEmbeddedDatabase } = await tsImport('../../src/platform/embedded-db.ts', import.meta.url);
     const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'hyperlocal-test-db-'));
     const embedded = await startEmbeddedDatabase({ dataDir });
-    (globalThis as Record<string, unknown>).__embeddedDb = { ...embedded, dataDir };
+    globalThis.__embeddedDb = { ...embedded, dataDir };
     process.env.TEST_DATABASE_URL = embedded.connectionString;
     // One shared session: the app's pool must hold a single connection.
     process.env.TEST_DATABASE_POOL_MAX = '1';
