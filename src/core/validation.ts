@@ -26,9 +26,17 @@ export const zBool = () =>
     return v;
   }, z.boolean({ error: orRequired('Must be a valid boolean.') }));
 
-/** A number that may arrive as a string (query, multipart). */
-export const zNumber = (message = 'A valid number is required.') =>
-  z.preprocess((v) => (typeof v === 'string' && v.trim() !== '' ? Number(v) : v === '' ? undefined : v), z.number({ error: orRequired(message) }));
+const blankToUndefined = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v);
+const numericText = (v: unknown) => (typeof v === 'string' && v.trim() !== '' ? Number(v) : blankToUndefined(v));
+
+/** A number that may arrive as a string (query, multipart); a blank value counts as missing. */
+export const zNumber = (message = 'A valid number is required.') => z.preprocess(numericText, z.number({ error: orRequired(message) }));
+
+/**
+ * An optional number: use this rather than `zNumber().optional()`, which lets '' (an empty query
+ * parameter or form field) through to the number check and answers "This field is required.".
+ */
+export const zOptionalNumber = (message = 'A valid number is required.') => z.preprocess(numericText, z.number({ error: message }).optional());
 
 /** Pagination query parameters; the clamping to each list's maximum happens in `pageParams`. */
 export const zPage = () => z.preprocess((v) => (v === undefined || v === '' ? undefined : Number(v)), z.number({ error: 'A valid integer is required.' }).int().min(1, MESSAGES.invalidPage).optional());

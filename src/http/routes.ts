@@ -4,11 +4,9 @@ import type { Operation, OperationResult } from '../core/operation.js';
 import { runOperation, type OperationRunner } from '../core/run-operation.js';
 import { authenticate } from './auth.js';
 import { httpContext } from './context.js';
+import { compareSpecificity, expressPath } from './route-paths.js';
 
 const REFRESH_COOKIE_OPTIONS = { httpOnly: true, secure: true, sameSite: 'lax' as const, path: '/' };
-
-/** `/api/feed/posts/{post_id}/` → `/api/feed/posts/:post_id/` */
-export const expressPath = (contractPath: string) => contractPath.replace(/\{(\w+)\}/g, ':$1');
 
 /** Mount every operation as an Express route (DESIGN.md section 4). */
 export function operationRouter(operations: readonly Operation[], runner: OperationRunner): express.Router {
@@ -24,17 +22,6 @@ export function operationRouter(operations: readonly Operation[], runner: Operat
     router[op.method.toLowerCase() as 'get'](path, ...handlers);
   }
   return router;
-}
-
-function compareSpecificity(a: string, b: string): number {
-  const sa = a.split('/').filter(Boolean);
-  const sb = b.split('/').filter(Boolean);
-  for (let i = 0; i < Math.min(sa.length, sb.length); i++) {
-    const pa = sa[i].startsWith(':') ? 1 : 0;
-    const pb = sb[i].startsWith(':') ? 1 : 0;
-    if (pa !== pb) return pa - pb;
-  }
-  return 0;
 }
 
 function multipartFor(op: Operation): RequestHandler {

@@ -1,0 +1,52 @@
+import { AppError, throttled } from '../../src/core/errors.js';
+import { RateLimits } from '../../src/core/rate-limit.js';
+
+describe('throttled', () => {
+  test('when built, then 429 with the contract text and a Retry-After header in whole seconds', () => {
+    const err = throttled(41.2);
+    expect(err).toBeInstanceOf(AppError);
+    expect(err.status).toBe(429);
+    expect(err.body).toEqual({ detail: 'Request was throttled. Expected available in 42 seconds.' });
+    expect(err.headers).toEqual({ 'Retry-After': '42' });
+  });
+
+  test('when less than a second remains, then it says 1 second', () => {
+    expect(throttled(0.2).body).toEqual({ detail: 'Request was throttled. Expected available in 1 second.' });
+    expect(throttled(0.2).headers).toEqual({ 'Retry-After': '1' });
+  });
+});
+
+describe('RateLimits in memory', () => {
+  const consume = (limits: RateLimits, key = 'k') => limits.consume('op:ip', key, 2, 60);
+
+  test('when the budget is spent, then the next request is 429 with Retry-After', async () => {
+    const limits = new RateLimits(null, 'unit');
+    await consume(limits);
+    await consume(limits);
+    const err = await consume(limits).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(AppError);
+    expect(err).toMatchObject({ status: 429, body: { detail: expect.stringMatching(/^Request was throttled\. Expected available in \d+ seconds?\.$/) } });
+    const retryAfter = Number((err as AppError).headers['Retry-After']);
+    expect(retryAfter).toBeGreaterThanOrEqual(59);
+    expect(retryAfter).toBeLessThanOrEqual(60);
+  });
+
+  test('when keys differ, then each has its own budget', async () => {
+    const limits = new RateLimits(null, 'unit');
+    await consume(limits, 'a');
+    await consume(limits, 'a');
+    await expect(consume(limits, 'b')).resolves.toBeUndefined();
+    await expect(consume(limits, 'a')).rejects.toMatchObject({ status: 429 });
+  });
+
+  test('when a key is reset, then its budget is whole again', async () => {
+    const limits = new RateLimits(null, 'unit');
+    await consume(limits);
+    await consume(limits);
+    await limits.reset('op:ip', 'k');
+    await expect(consume(limits)).resolves.toBeUndefined();
+  });
+});

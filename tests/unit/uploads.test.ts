@@ -1,0 +1,67 @@
+import { z } from 'zod';
+import { detectAudioType, detectImageType, zImageFile } from '../../src/core/uploads.js';
+import { zodToFieldErrors } from '../../src/core/validation.js';
+
+const bytes = (...parts: Array<number[] | string>) =>
+  Buffer.concat([...parts.map((p) => (typeof p === 'string' ? Buffer.from(p, 'latin1') : Buffer.from(p))), Buffer.alloc(16)]);
+
+describe('detectImageType', () => {
+  test.each([
+    ['image/jpeg', bytes([0xff, 0xd8, 0xff, 0xe0])],
+    ['image/png', bytes([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])],
+    ['image/webp', bytes('RIFF', [0x10, 0, 0, 0], 'WEBPVP8 ')],
+    ['image/gif', bytes('GIF89a')],
+    ['image/gif', bytes('GIF87a')],
+  ])('when the bytes start like %s, then that type is found', (type, buf) => {
+    expect(detectImageType(buf)).toBe(type);
+  });
+
+  test.each([
+    ['text claiming to be an image', bytes('hello, I am a png')],
+    ['a WAV file (RIFF but not WEBP)', bytes('RIFF', [0x10, 0, 0, 0], 'WAVEfmt ')],
+    ['an empty file', Buffer.alloc(0)],
+  ])('when the file is %s, then it is not an image', (_what, buf) => {
+    expect(detectImageType(buf)).toBeNull();
+  });
+});
+
+describe('detectAudioType', () => {
+  test.each([
+    ['audio/mpeg', bytes('ID3', [0x04, 0x00])],
+    ['audio/mpeg', bytes([0xff, 0xfb, 0x90, 0x64])],
+    ['audio/aac', bytes([0xff, 0xf1, 0x50, 0x80])],
+    ['audio/mp4', bytes([0, 0, 0, 0x20], 'ftypM4A ')],
+    ['audio/ogg', bytes('OggS', [0x00, 0x02])],
+    ['audio/wav', bytes('RIFF', [0x10, 0, 0, 0], 'WAVEfmt ')],
+    ['audio/webm', bytes([0x1a, 0x45, 0xdf, 0xa3])],
+  ])('when the bytes start like %s, then that type is found', (type, buf) => {
+    expect(detectAudioType(buf)).toBe(type);
+  });
+
+  test('when the file is a PNG image, then it is not audio', () => {
+    expect(detectAudioType(bytes([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))).toBeNull();
+  });
+});
+
+describe('zImageFile', () => {
+  const file = (buffer: Buffer, mimetype = 'application/octet-stream') => ({ fieldname: 'profile_picture', originalname: 'x.bin', mimetype, size: buffer.length, buffer });
+  const schema = z.object({ profile_picture: zImageFile() });
+
+  test('when an image arrives with a wrong claimed type, then the type found in its bytes replaces it', () => {
+    const parsed = schema.parse({ profile_picture: file(bytes('GIF89a'), 'text/plain') });
+    expect(parsed.profile_picture.mimetype).toBe('image/gif');
+  });
+
+  test('when a file is not an image, then a field error names the field', () => {
+    const result = schema.safeParse({ profile_picture: file(bytes('%PDF-1.7'), 'image/png') });
+    expect(result.success).toBe(false);
+    expect(zodToFieldErrors(result.error!)).toEqual({
+      profile_picture: ['Upload a valid image. The file you uploaded was either not an image or a corrupted image.'],
+    });
+  });
+
+  test('when a text value is sent instead of a file, then "The submitted data was not a file."', () => {
+    const result = schema.safeParse({ profile_picture: 'https://example.test/me.png' });
+    expect(zodToFieldErrors(result.error!)).toEqual({ profile_picture: ['The submitted data was not a file.'] });
+  });
+});
