@@ -3,12 +3,14 @@
 // it reaches a real server (one data-access code path, see DESIGN.md 2.2).
 //
 // What the pool and migrations must respect (PGlite is one single-user backend):
-// - Every socket connection shares the same session. The socket server forwards protocol messages one at a
-//   time, so two connections running extended-protocol queries at once interleave their Parse/Bind/Execute
-//   messages on the one backend. Hence the pool in embedded mode has `max: 1`, and code inside a transaction
-//   uses only the transaction's client (asking the pool for another client would wait forever).
-// - While a connection holds a transaction open, other connections' queries wait until it ends.
-// - Session state (SET, temp tables, named prepared statements, LISTEN) is shared by all connections.
+// - All socket connections share one session: SET, temp tables, advisory locks and named prepared statements
+//   are common to all of them (a second connection preparing the same name gets `prepared statement "q1"
+//   already exists`).
+// - While one connection is inside a transaction, every other connection's queries wait until it ends.
+//   More pool connections therefore buy no parallelism, only shared-state surprises and deadlocks (code in a
+//   transaction that queries through another client waits forever). Hence the pool in embedded mode has
+//   `max: 1`, and code inside a transaction uses only the transaction's client.
+// - No lock guards the data dir: two processes can open the same one at once, so never do that.
 import { mkdir } from 'node:fs/promises';
 import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
