@@ -2,12 +2,14 @@ import type { Operation } from './core/operation.js';
 import { accountOperations } from './modules/accounts/accounts.op.js';
 import { userOperations } from './modules/users/users.op.js';
 import { notificationOperations } from './modules/notifications/notifications.op.js';
+import { locationOperations } from './modules/locations/locations.op.js';
 
 /** Every operation of the service: mounted as REST routes, Socket.IO events and OpenAPI paths. */
 export const operations: readonly Operation[] = [
   ...accountOperations,
   ...userOperations,
   ...notificationOperations,
+  ...locationOperations,
 ];
 
 /** Realtime channels register themselves when their module is imported. */

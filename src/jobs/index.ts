@@ -1,6 +1,7 @@
 import cron from 'node-cron';
 import { platform } from '../platform/index.js';
 import { withJobLock } from './lock.js';
+import { boundaryRecalculationJob } from '../modules/locations/boundary.job.js';
 
 /**
  * Scheduled jobs. Each runs under a Redis lock when several nodes run, so only one node does the work.
@@ -12,7 +13,7 @@ export interface JobDefinition {
   run: () => Promise<void>;
 }
 
-export const JOBS: JobDefinition[] = [];
+export const JOBS: JobDefinition[] = [boundaryRecalculationJob];
 
 export interface Jobs {
   stop(): void;

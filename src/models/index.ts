@@ -2,3 +2,4 @@
 export * from './locations.js';
 export * from './users.js';
 export * from './notifications.js';
+export * from './location-suggestions.js';

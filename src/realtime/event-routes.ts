@@ -20,6 +20,9 @@ export function routeDomainEvent(io: Server, event: DomainEvent): void {
       if (toLocationId) io.in(`user:${userId}`).socketsJoin(`location:${toLocationId}`);
       return;
     }
+    case 'location.updated':
+      io.to(`location:${event.payload.location.id}`).emit('location:updated', event.payload.location);
+      return;
     case 'user.deactivated':
       io.in(`user:${event.payload.userId}`).disconnectSockets(true);
       return;
