@@ -28,7 +28,11 @@ const zLevel = () => z.preprocess((v) => (v === '' ? null : v), z.string().max(2
 const profileFields = z.object({
   display_name: z.string().trim().min(1, 'This field may not be blank.').max(100, 'Ensure this field has no more than 100 characters.').optional(),
   bio: z.string().max(500, 'Ensure this field has no more than 500 characters.').optional(),
-  website: z.preprocess((v) => (v === null ? '' : v), z.union([z.literal(''), z.url('Enter a valid URL.').max(200, 'Ensure this field has no more than 200 characters.')]).optional()),
+  // Web links only: a `javascript:` or `data:` "website" would run script in the apps that render it as a link.
+  website: z.preprocess(
+    (v) => (v === null ? '' : v),
+    z.union([z.literal(''), z.url({ protocol: /^https?$/, error: 'Enter a valid URL.' }).max(200, 'Ensure this field has no more than 200 characters.')], { error: 'Enter a valid URL.' }).optional(),
+  ),
   relationship_status: z.preprocess((v) => (v === '' ? null : v), z.enum(RELATIONSHIP_STATUSES, { error: (i) => `"${String(i.input)}" is not a valid choice.` }).nullable().optional()),
   profile_picture: zImageFile().optional(),
   banner: zImageFile().optional(),
