@@ -1,0 +1,74 @@
+import os from 'node:os';
+import path from 'node:path';
+import fs from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { startBench, type BenchArgs } from './lib/harness.js';
+import { formatTable, summarize, type Summary } from './lib/stats.js';
+import type { BenchCase } from './cases/case.js';
+import { accountsCase } from './cases/accounts.js';
+import { locationsCase } from './cases/locations.js';
+import { runStartup } from './startup.js';
+
+/**
+ * `npm run bench` runs every case; `npm run bench -- locations accounts` runs those named.
+ * Flags: `--regenerate` rebuilds the synthetic data, `--iterations=N` shortens (or lengthens) every case.
+ * Each case's table starts with a `SELECT 1` baseline measured just before it, and every median is also
+ * given as a multiple of that baseline, which stays comparable between a quiet and a busy machine.
+ */
+const DB_CASES: BenchCase[] = [accountsCase, locationsCase];
+const ALL = [...DB_CASES.map((c) => c.name), 'startup'];
+const RESULTS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'results');
+
+function parseArgs(argv: string[]): { names: string[]; args: BenchArgs } {
+  const names = argv.filter((a) => !a.startsWith('--'));
+  const unknown = names.filter((n) => !ALL.includes(n));
+  if (unknown.length) throw new Error(`unknown case ${unknown.join(', ')}; cases: ${ALL.join(', ')}`);
+  const iterationsFlag = argv.find((a) => a.startsWith('--iterations='));
+  return {
+    names: names.length ? names : ALL,
+    args: { regenerate: argv.includes('--regenerate'), iterations: iterationsFlag ? Number(iterationsFlag.split('=')[1]) : null },
+  };
+}
+
+async function writeResults(caseName: string, rows: Summary[], extra: Record<string, unknown>): Promise<string> {
+  await fs.mkdir(RESULTS_DIR, { recursive: true });
+  const date = new Date().toISOString().replace(/[:.]/g, '-');
+  const file = path.join(RESULTS_DIR, `${caseName}-${date}.json`);
+  const machine = { cpus: os.cpus().length, cpu: os.cpus()[0]?.model, memoryGb: Math.round(os.totalmem() / 2 ** 30), node: process.version, ...extra };
+  await fs.writeFile(file, JSON.stringify({ case: caseName, date: new Date().toISOString(), machine, rows }, null, 2) + '\n');
+  return path.relative(process.cwd(), file);
+}
+
+async function main() {
+  const { names, args } = parseArgs(process.argv.slice(2));
+  const dbCases = DB_CASES.filter((c) => names.includes(c.name));
+  if (dbCases.length) {
+    const bench = await startBench(args);
+    try {
+      const { rows } = await bench.pool.query<{ version: string }>('SHOW server_version');
+      for (const benchCase of dbCases) {
+        const baseline = await bench.baseline();
+        const measured = await benchCase.run(bench);
+        const table = [baseline, ...measured.map((m) => summarize(m.name, m.samples, baseline.median, m.note))];
+        console.log(formatTable(benchCase.name, table));
+        console.log(`  results: ${await writeResults(benchCase.name, table, { postgres: rows[0].version })}`);
+      }
+    } finally {
+      await bench.stop();
+    }
+  }
+  // Last, with the benchmark server stopped: the start-up runs must not share the CPU with it.
+  if (names.includes('startup')) {
+    const table = await runStartup();
+    console.log(formatTable('startup (npm start, embedded database)', table));
+    console.log(`  results: ${await writeResults('startup', table, {})}`);
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (err) => {
+    console.error(err);
+    process.exit(1);
+  },
+);
