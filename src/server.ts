@@ -7,6 +7,7 @@ import { createHttpApp } from './http/app.js';
 import { createRealtimeServer } from './realtime/server.js';
 import { operations, loadChannels } from './registry.js';
 import type { OperationRunner } from './core/run-operation.js';
+import type { Operation } from './core/operation.js';
 import { startJobs, type Jobs } from './jobs/index.js';
 import { bootstrapAdmin } from './modules/accounts/admin-bootstrap.js';
 
@@ -22,7 +23,15 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
-export async function startServer(config: Config, opts: { jobs?: boolean } = {}): Promise<RunningServer> {
+export interface ServerOptions {
+  /** Run the scheduled jobs (default true; tests turn them off). */
+  jobs?: boolean;
+  /** The operations to serve (default: every operation of the registry; tests may add throwaway ones). */
+  operations?: readonly Operation[];
+}
+
+export async function startServer(config: Config, opts: ServerOptions = {}): Promise<RunningServer> {
+  const served = opts.operations ?? operations;
   await startPlatform(config);
   await loadChannels();
   await bootstrapAdmin();
@@ -30,9 +39,9 @@ export async function startServer(config: Config, opts: { jobs?: boolean } = {})
     rateLimits: platform.rateLimits,
     onUnexpectedError: (err, op, ctx) => platform.log.error({ err, operation: op.name, requestId: ctx.requestId, transport: ctx.transport }, 'operation failed'),
   };
-  const app = createHttpApp(operations, runner);
+  const app = createHttpApp(served, runner);
   const httpServer = http.createServer(app);
-  const io = createRealtimeServer(httpServer, operations, runner);
+  const io = createRealtimeServer(httpServer, served, runner);
   const jobs: Jobs | null = opts.jobs === false ? null : startJobs();
 
   await new Promise<void>((resolve, reject) => {

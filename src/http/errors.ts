@@ -2,6 +2,16 @@ import type { ErrorRequestHandler, RequestHandler } from 'express';
 import multer from 'multer';
 import { INTERNAL_ERROR_BODY, MESSAGES } from '../core/errors.js';
 
+const MULTER_MESSAGES: Partial<Record<multer.ErrorCode, string>> = {
+  LIMIT_FILE_SIZE: 'The file is too large.',
+  LIMIT_UNEXPECTED_FILE: 'Unexpected file: this field takes no file, or fewer files.',
+  LIMIT_FILE_COUNT: 'Too many files.',
+  LIMIT_PART_COUNT: 'Too many parts in the form.',
+  LIMIT_FIELD_COUNT: 'Too many fields in the form.',
+  LIMIT_FIELD_KEY: 'A field name is too long.',
+  LIMIT_FIELD_VALUE: 'A field value is too long.',
+};
+
 /** Unknown routes: the contract's 404 body. */
 export const notFoundHandler: RequestHandler = (_req, res) => {
   res.status(404).json({ detail: MESSAGES.notFound });
@@ -10,8 +20,9 @@ export const notFoundHandler: RequestHandler = (_req, res) => {
 /** Errors raised before an operation runs: body parsing, upload limits. Never a bare 500 page. */
 export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
   if (err instanceof multer.MulterError) {
-    if (err.code === 'LIMIT_FILE_SIZE') return void res.status(413).json({ [err.field ?? 'file']: ['The file is too large.'] });
-    return void res.status(400).json({ [err.field ?? 'file']: [err.message] });
+    // Field errors, under the form field when multer names one, in the contract's wording style.
+    const field = err.field || 'non_field_errors';
+    return void res.status(err.code === 'LIMIT_FILE_SIZE' ? 413 : 400).json({ [field]: [MULTER_MESSAGES[err.code] ?? 'The upload could not be read.'] });
   }
   const type = (err as { type?: string }).type;
   const status = (err as { status?: number }).status;

@@ -6,6 +6,7 @@ import request from 'supertest';
 import { io as ioClient, type Socket } from 'socket.io-client';
 import { loadConfig } from '../../src/platform/config.js';
 import { startServer, type RunningServer } from '../../src/server.js';
+import type { Operation } from '../../src/core/operation.js';
 
 /**
  * The real service, in-process, on a free port, against the test database (and Redis when
@@ -25,7 +26,8 @@ export interface TestApp {
   stop(): Promise<void>;
 }
 
-export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+/** `opts.operations` replaces the registry's operations (e.g. `[...operations, aThrowawayOp]`). */
+export async function startTestApp(env: Record<string, string> = {}, opts: { operations?: readonly Operation[] } = {}): Promise<TestApp> {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'hyperlocal-test-app-'));
   const config = loadConfig(
     {},
@@ -43,7 +45,7 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
       ...env,
     },
   );
-  const server = await startServer(config, { jobs: false });
+  const server = await startServer(config, { jobs: false, operations: opts.operations });
   const sockets: Socket[] = [];
 
   const socket = async (token?: string) => {
