@@ -29,8 +29,11 @@ export interface RateLimitRule {
   name: string;
   points: number;
   durationSeconds: number;
-  /** What is counted: the caller's IP, the user, or a key derived from the input (e.g. the account). */
-  key: 'ip' | 'user' | ((input: Record<string, unknown>, ctx: RequestContext) => string | null);
+  /**
+   * What is counted: the caller's IP, the user, or a key derived from the raw input (e.g. the account);
+   * a derived key may need a lookup, hence may be a promise. null: not counted.
+   */
+  key: 'ip' | 'user' | ((input: Record<string, unknown>, ctx: RequestContext) => string | null | Promise<string | null>);
 }
 
 export interface FileField {

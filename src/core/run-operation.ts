@@ -19,7 +19,7 @@ export async function runOperation(runner: OperationRunner, op: Operation, rawIn
     checkAuth(op, ctx);
     const input = rawInput && typeof rawInput === 'object' && !Array.isArray(rawInput) ? (rawInput as Record<string, unknown>) : {};
     for (const rule of op.rateLimits ?? []) {
-      const key = rule.key === 'ip' ? ctx.ip : rule.key === 'user' ? (ctx.user?.id ?? ctx.ip) : rule.key(input, ctx);
+      const key = rule.key === 'ip' ? ctx.ip : rule.key === 'user' ? (ctx.user?.id ?? ctx.ip) : await rule.key(input, ctx);
       if (key) await runner.rateLimits.consume(`${op.name}:${rule.name}`, key, rule.points, rule.durationSeconds);
     }
     const parsed = await op.input.safeParseAsync(input);

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineOperation, ok } from '../../core/operation.js';
 import { zOptionalText, zUuid } from '../../core/validation.js';
 import { imageField, zImageFile } from '../../core/uploads.js';
-import { accountKey, login, logout, refresh, register } from './accounts.service.js';
+import { login, loginAccountKey, logout, refresh, register } from './accounts.service.js';
 import { confirmPasswordReset, requestPasswordReset } from './password-reset.service.js';
 
 const zPassword = () => z.string().min(8, 'This password is too short. It must contain at least 8 characters.').max(128, 'Ensure this field has no more than 128 characters.');
@@ -48,7 +48,7 @@ export const loginOp = defineOperation({
   // Per address against spraying, per account against guessing one password (reset on success).
   rateLimits: [
     { name: 'ip', points: 30, durationSeconds: 60, key: 'ip' },
-    { name: 'account', points: 10, durationSeconds: 300, key: (input) => accountKey(input) },
+    { name: 'account', points: 10, durationSeconds: 300, key: loginAccountKey },
   ],
   input: z.object({ username: z.string().trim().min(1, 'This field may not be blank.'), password: z.string().min(1, 'This field may not be blank.') }),
   handler: (input, ctx) => login(input, ctx),

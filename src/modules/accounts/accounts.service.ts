@@ -85,18 +85,31 @@ export async function register(input: RegisterInput, ctx: RequestContext): Promi
   return { status: 201, body: { ...tokens, user: serializeUser(user!, ctx) }, cookies: [refreshCookie(tokens.refresh_token)] };
 }
 
+/** The account a login names: an email (any case) first, then a username (any case). */
+async function findLoginAccount(identifier: string) {
+  return identifier.includes('@') ? ((await findUserByEmail(identifier)) ?? (await findUserByUsername(identifier))) : await findUserByUsername(identifier);
+}
+
 export async function login(input: { username: string; password: string }, ctx: RequestContext): Promise<OperationResult> {
-  const identifier = input.username.trim();
-  const row = identifier.includes('@') ? ((await findUserByEmail(identifier)) ?? (await findUserByUsername(identifier))) : await findUserByUsername(identifier);
+  const row = await findLoginAccount(input.username.trim());
   const valid = row ? await verifyPassword(row.passwordHash, input.password) : await verifyPassword(await dummyPasswordHash(), input.password);
   if (!row || !valid || !row.isActive) throw new AppError(401, { error: 'Invalid credentials' });
-  await platform.rateLimits.reset('accounts.login:account', accountKey(input) ?? '');
+  await platform.rateLimits.reset('accounts.login:account', `user:${row.id}`);
   const tokens = await issueTokens(platform.db, row.id);
   const user = await findUserById(row.id);
   return { status: 200, body: { ...tokens, user: serializeUser(user!, ctx) }, cookies: [refreshCookie(tokens.refresh_token)] };
 }
 
-export const accountKey = (input: Record<string, unknown>) => (typeof input.username === 'string' ? input.username.trim().toLowerCase() : null);
+/**
+ * What the per-account login budget counts: the account itself, so that its username and its email
+ * share one budget; a name that matches no account is counted as that name.
+ */
+export async function loginAccountKey(input: Record<string, unknown>): Promise<string | null> {
+  const identifier = typeof input.username === 'string' ? input.username.trim() : '';
+  if (!identifier) return null;
+  const row = await findLoginAccount(identifier);
+  return row ? `user:${row.id}` : `name:${identifier.toLowerCase()}`;
+}
 
 const invalidRefresh = () => new AppError(401, { error: 'Invalid or blacklisted refresh token' });
 
@@ -107,6 +120,9 @@ export async function refresh(input: { refresh?: string }, ctx: RequestContext):
   const claims = verifyRefreshToken(presented);
   if (!claims) throw invalidRefresh();
   const outcome = await transaction(platform.db, async (tx) => {
+    // The user first: deleting a user also deletes its tokens, which would otherwise read as "blacklisted".
+    const [user] = await tx.select({ id: users.id, isActive: users.isActive }).from(users).where(eq(users.id, claims.sub)).limit(1);
+    if (!user || !user.isActive) return { kind: 'no-user' as const };
     const [known] = await tx.select().from(refreshTokens).where(eq(refreshTokens.jti, claims.jti)).limit(1);
     if (!known || known.userId !== claims.sub) return { kind: 'invalid' as const };
     if (!(await revokeToken(tx, claims.jti))) {
@@ -114,8 +130,6 @@ export async function refresh(input: { refresh?: string }, ctx: RequestContext):
       await revokeFamily(tx, known.familyId);
       return { kind: 'reused' as const };
     }
-    const [user] = await tx.select({ id: users.id, isActive: users.isActive }).from(users).where(eq(users.id, claims.sub)).limit(1);
-    if (!user || !user.isActive) return { kind: 'no-user' as const };
     return { kind: 'ok' as const, tokens: await issueTokens(tx, user.id, known.familyId) };
   });
   if (outcome.kind === 'no-user') throw new AppError(401, { error: 'User not found' });
