@@ -70,10 +70,14 @@ describe('profile update (PUT /api/users/profile/update/ and PATCH /api/users/pr
     expect(profile.body.relationship_status).toBeNull();
   });
 
-  test.each(['not a url', 'javascript:alert(1)', 'ftp//missing-colon'])('when website is %p, then 400 {website: [Enter a valid URL.]}', async (website) => {
+  test('when website is not an http(s) URL, then 400 {website: [Enter a valid URL.]}', async () => {
     const alice = await aUser(app);
-    const res = await app.rest('PATCH', '/api/users/profile/', { token: alice.token, body: { website } });
-    expect(res).toMatchObject({ status: 400, body: { website: ['Enter a valid URL.'] } });
+    for (const website of ['not a url', 'javascript:alert(1)', 'data:text/html,hi', 'ftp//missing-colon', 42]) {
+      const res = await app.rest('PATCH', '/api/users/profile/', { token: alice.token, body: { website } });
+      expect({ website, ...res }).toMatchObject({ website, status: 400, body: { website: ['Enter a valid URL.'] } });
+    }
+    const fine = await app.rest('PATCH', '/api/users/profile/', { token: alice.token, body: { website: 'http://bakery.example.com/menu?day=1' } });
+    expect(fine).toMatchObject({ status: 200, body: { website: 'http://bakery.example.com/menu?day=1' } });
   });
 
   test('when a PNG profile picture and a JPEG banner are sent as multipart, then both are absolute URLs under their folders that serve the uploaded bytes', async () => {
@@ -189,11 +193,34 @@ describe('GET /api/users/{username}', () => {
   });
 });
 
-describe('PATCH /api/admin/users/{username}/', () => {
-  test('when a normal user calls it, then 403 and the target stays unverified', async () => {
-    const mallory = await aUser(app);
-    const res = await app.rest('PATCH', `/api/admin/users/${mallory.username}/`, { token: mallory.token, body: { is_verified: true } });
-    expect(res).toMatchObject({ status: 403, body: { detail: 'You do not have permission to perform this action.' } });
-    expect((await app.rest('GET', `/api/users/${mallory.username}`)).body.is_verified).toBe(false);
+describe('the users operations over both transports', () => {
+  const withoutUpdatedAt = ({ updated_at: _ignored, ...rest }: Record<string, unknown>) => rest;
+
+  test('when users.profile and users.get run over REST and the socket, then status and body are identical', async () => {
+    const alice = await aUser(app);
+    const pairs = [
+      [await app.rest('GET', '/api/users/profile/', { token: alice.token }), await app.emit('users.profile', {}, { token: alice.token })],
+      [await app.rest('GET', '/api/users/profile/'), await app.emit('users.profile', {})],
+      [await app.rest('GET', `/api/users/${alice.username}`), await app.emit('users.get', { username: alice.username })],
+      [await app.rest('GET', `/api/users/${unique('nobody')}`), await app.emit('users.get', { username: 'nobody-at-all-here' })],
+    ];
+    for (const [rest, socket] of pairs) expect(socket).toEqual({ status: rest.status, body: rest.body });
+  });
+
+  test.each([
+    ['users.profile_update', 'PUT', '/api/users/profile/update/'],
+    ['users.profile_patch', 'PATCH', '/api/users/profile/'],
+  ])('when %s runs over REST and the socket, then status and body are identical (apart from updated_at)', async (event, method, path) => {
+    const alice = await aUser(app);
+    const input = { display_name: 'Same Both Ways', bio: 'bio', website: 'https://example.org', relationship_status: 'taken', location: { country: `C ${unique()}`, city: `X ${unique()}` } };
+    const rest = await app.rest(method, path, { token: alice.token, body: input });
+    const socket = await app.emit(event, input, { token: alice.token });
+    expect(rest.status).toBe(200);
+    expect(socket.status).toBe(rest.status);
+    expect(withoutUpdatedAt(socket.body)).toEqual(withoutUpdatedAt(rest.body));
+    const badRest = await app.rest(method, path, { token: alice.token, body: { website: 'nope', relationship_status: 'bored' } });
+    const badSocket = await app.emit(event, { website: 'nope', relationship_status: 'bored' }, { token: alice.token });
+    expect(badRest.status).toBe(400);
+    expect(badSocket).toEqual({ status: badRest.status, body: badRest.body });
   });
 });

@@ -1,0 +1,69 @@
+import os from 'node:os';
+import path from 'node:path';
+import fs from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import S3rver from 's3rver';
+import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { aUser } from '../builders/users.js';
+import { JPEG_1X1, PNG_1X1 } from '../helpers/images.js';
+
+/**
+ * Uploads on S3: a local S3-compatible server (s3rver, standing in for the outside world) and the app
+ * configured with S3_* as in production.
+ */
+const BUCKET = 'hyperlocal-media';
+let s3: S3rver;
+let s3Dir: string;
+let endpoint: string;
+let app: TestApp;
+
+beforeAll(async () => {
+  s3Dir = await fs.mkdtemp(path.join(os.tmpdir(), 'hyperlocal-s3rver-'));
+  s3 = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory: s3Dir, configureBuckets: [{ name: BUCKET, configs: [] }] });
+  const address = (await s3.run()) as AddressInfo;
+  endpoint = `http://127.0.0.1:${address.port}`;
+  app = await startTestApp({
+    S3_BUCKET: BUCKET,
+    S3_ENDPOINT: endpoint,
+    S3_ACCESS_KEY_ID: 'S3RVER',
+    S3_SECRET_ACCESS_KEY: 'S3RVER',
+    S3_REGION: 'us-east-1',
+  });
+});
+afterAll(async () => {
+  await app?.stop();
+  await s3?.close();
+  await fs.rm(s3Dir, { recursive: true, force: true });
+});
+
+async function fetchBytes(url: string): Promise<{ status: number; bytes: Buffer }> {
+  const res = await fetch(url);
+  return { status: res.status, bytes: Buffer.from(await res.arrayBuffer()) };
+}
+
+describe('profile pictures stored on S3', () => {
+  test('when a profile picture is uploaded, then its URL points into the bucket on the S3 endpoint and serves exactly the uploaded bytes', async () => {
+    const alice = await aUser(app);
+    const res = await app.http().patch('/api/users/profile/').set('Authorization', `Bearer ${alice.token}`).attach('profile_picture', PNG_1X1, 'me.png');
+    expect(res.status).toBe(200);
+    expect(res.body.profile_picture).toMatch(new RegExp(`^${endpoint}/${BUCKET}/profile_pictures/[0-9a-f-]+\\.png$`));
+    const stored = await fetchBytes(res.body.profile_picture);
+    expect(stored.status).toBe(200);
+    // Byte for byte: no aws-chunked framing around the body.
+    expect(stored.bytes.length).toBe(PNG_1X1.length);
+    expect(stored.bytes.equals(PNG_1X1)).toBe(true);
+    // Not served by the app itself.
+    expect((await app.rest('GET', `/media/${new URL(res.body.profile_picture).pathname.split(`/${BUCKET}/`)[1]}`)).status).toBe(404);
+  });
+
+  test('when the picture is replaced, then the new object is served and the old object is deleted from the bucket', async () => {
+    const alice = await aUser(app);
+    const first = await app.http().put('/api/users/profile/update/').set('Authorization', `Bearer ${alice.token}`).attach('profile_picture', PNG_1X1, 'a.png');
+    const second = await app.http().put('/api/users/profile/update/').set('Authorization', `Bearer ${alice.token}`).attach('banner', JPEG_1X1, 'b.jpg').attach('profile_picture', JPEG_1X1, 'c.jpg');
+    expect(second.status).toBe(200);
+    expect(second.body.banner).toMatch(new RegExp(`^${endpoint}/${BUCKET}/users/banners/`));
+    expect((await fetchBytes(second.body.profile_picture)).bytes.equals(JPEG_1X1)).toBe(true);
+    expect((await fetchBytes(second.body.banner)).bytes.equals(JPEG_1X1)).toBe(true);
+    expect((await fetchBytes(first.body.profile_picture)).status).toBe(404);
+  });
+});
