@@ -4,7 +4,7 @@ import fs from 'node:fs/promises';
 import net from 'node:net';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { summarize, type Summary } from './lib/stats.js';
+import { median, summarize, type Summary } from './lib/stats.js';
 
 /**
  * `npm start` as a new user runs it: `npx tsx src/main.ts` with no DATABASE_URL, so the embedded database
@@ -75,7 +75,18 @@ async function startOnce(dataDir: string): Promise<StartTiming> {
   return { toHealthyMs, serviceStartupMs, shutdownMs };
 }
 
+/** Spawn to exit of `npx tsx` running an empty script: the tooling's share, and the unit for the ratios. */
+async function toolingOnce(): Promise<number> {
+  const started = performance.now();
+  const child = spawn('npx', ['tsx', '-e', ''], { cwd: ROOT, stdio: 'ignore' });
+  await new Promise((resolve) => child.once('exit', resolve));
+  return performance.now() - started;
+}
+
 export async function runStartup(): Promise<Summary[]> {
+  const tooling: number[] = [];
+  for (let i = 0; i < RUNS; i++) tooling.push(await toolingOnce());
+  const unit = median(tooling);
   const cold: StartTiming[] = [];
   const warm: StartTiming[] = [];
   for (let i = 0; i < RUNS; i++) {
@@ -90,9 +101,10 @@ export async function runStartup(): Promise<Summary[]> {
   }
   const service = (runs: StartTiming[]) => runs.map((r) => r.serviceStartupMs).filter((v): v is number => v !== null);
   return [
-    summarize('cold start: spawn to /health 200', cold.map((r) => r.toHealthyMs), null, 'new DATA_DIR: PGlite init, PostGIS install, migrations'),
+    summarize('baseline: npx tsx, empty script', tooling, unit),
+    summarize('cold start: spawn to /health 200', cold.map((r) => r.toHealthyMs), unit, 'new DATA_DIR: PGlite init, PostGIS install, migrations'),
     summarize('  service startupMs (cold)', service(cold), null),
-    summarize('warm start: spawn to /health 200', warm.map((r) => r.toHealthyMs), null, 'same DATA_DIR again'),
+    summarize('warm start: spawn to /health 200', warm.map((r) => r.toHealthyMs), unit, 'same DATA_DIR again'),
     summarize('  service startupMs (warm)', service(warm), null),
     summarize('shutdown: SIGTERM to exit', [...cold, ...warm].map((r) => r.shutdownMs), null),
   ];

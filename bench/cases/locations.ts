@@ -4,6 +4,7 @@ import { loadAuthUsers, seededRandom, type Bench } from '../lib/harness.js';
 import { measure, median } from '../lib/stats.js';
 import { iterations, type BenchCase, type Measurement } from './case.js';
 import { CITIES, FIRST_WORDS, SECOND_WORDS, ensureLocationsDataset } from './locations-data.js';
+import { NEARBY_AS_SERVICE, NEARBY_KNN } from './locations-sql.js';
 
 /**
  * nearby, search and smart_update on 100,000 locations and 1,000,000 users (issue 3; target: nearby p99 under
@@ -60,6 +61,12 @@ export const locationsCase: BenchCase = {
     const token = signAccessToken(caller.id);
     const overHttp = (i: number) => bench.http('GET', `/api/locations/locations/nearby/?latitude=${points[i].latitude}&longitude=${points[i].longitude}`, { token });
     results.push({ name: 'locations.nearby over HTTP', samples: await measure(overHttp, { iterations: Math.min(n, 300) }) });
+
+    // The same question straight to the database: the rest of the operation's time is Node (drizzle, zod, JSON).
+    for (const [name, sql] of [['nearby SQL alone (as the service)', NEARBY_AS_SERVICE], ['nearby SQL alone, KNN order (proposed)', NEARBY_KNN]]) {
+      const query = (i: number) => bench.pool.query(sql, [points[i].longitude, points[i].latitude, 5000]);
+      results.push({ name, samples: await measure(query, { iterations: n }) });
+    }
 
     const s = iterations(bench, 500);
     const terms = Array.from({ length: s + 100 }, () => ({ q: searchTerm(random), ...pointNearCity(random) }));
