@@ -52,6 +52,22 @@ describe('POST /api/users/update-location/', () => {
     expect(await totalUsers(a.body.location.id)).toBe(2);
   });
 
+  test('when several users send the same new address at the same moment, then exactly one location is created and counts them all', async () => {
+    const address = { country: `Country ${unique()}`, state: `State ${unique()}`, city: `City ${unique()}` };
+    const crowd = [await aUser(app), await aUser(app), await aUser(app), await aUser(app)];
+    const answers = await Promise.all(
+      crowd.map((u, i) =>
+        i % 2
+          ? app.rest('POST', '/api/users/update-location/', { token: u.token, body: address })
+          : app.rest('PATCH', '/api/users/profile/', { token: u.token, body: { location: address } }),
+      ),
+    );
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200]);
+    const ids = new Set(answers.map((a) => a.body.location.id));
+    expect(ids.size).toBe(1);
+    expect(await totalUsers([...ids][0])).toBe(4);
+  });
+
   test.each([
     ['out of range', { latitude: 91, longitude: 181 }],
     ['not numbers', { latitude: 'north', longitude: 'east' }],

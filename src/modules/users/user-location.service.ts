@@ -32,6 +32,10 @@ export async function findOrCreateLocationByHierarchy(tx: Tx, h: Hierarchy, coor
     const value = h[level]?.trim();
     return value ? sql`lower(${locations[level]}) = lower(${value})` : sql`coalesce(${locations[level]}, '') = ''`;
   });
+  // Two users sending the same new address at once must not create it twice: the lookup and the insert
+  // run one address at a time (the lock is held until the transaction ends).
+  const addressKey = HIERARCHY_LEVELS.map((level) => h[level]?.trim().toLowerCase() ?? '').join('|');
+  await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtextextended(${`location-hierarchy|${addressKey}`}, 0))`);
   const [existing] = await tx.select({ id: locations.id, name: locations.name, point: locations.point }).from(locations).where(and(...conditions)).limit(1);
   if (existing) {
     if (!existing.point && coords) {
