@@ -87,9 +87,12 @@ async function onConnection(socket: AppSocket, operations: readonly Operation[],
     const token = (input as { token?: unknown })?.token;
     const auth = typeof token === 'string' ? await authenticateAccessToken(token).catch(() => null) : null;
     if (!auth || (socket.data.user && auth.user.id !== socket.data.user.id)) return ack?.({ status: 401, body: { detail: 'Given token not valid for any token type' } });
+    const signingIn = !socket.data.user;
     socket.data.user = auth.user;
     socket.data.tokenExpiresAt = auth.expiresAt;
     scheduleExpiry(socket);
+    // An anonymous socket that signs in gets what a socket authenticated at the handshake has.
+    if (signingIn) await joinOwnRooms(socket, auth.user);
     ack?.({ status: 200, body: { expires_at: new Date(auth.expiresAt).toISOString() } });
   });
   socket.on('disconnect', () => clearTimeout(socket.data.expiryTimer));
@@ -97,6 +100,11 @@ async function onConnection(socket: AppSocket, operations: readonly Operation[],
   const user = socket.data.user;
   if (!user) return;
   scheduleExpiry(socket);
+  await joinOwnRooms(socket, user);
+}
+
+/** Every device of a user hears `user:<id>`, and follows the user's own location room. */
+async function joinOwnRooms(socket: AppSocket, user: AuthUser): Promise<void> {
   socket.join(`user:${user.id}`);
   const locationId = await currentLocationId(user.id).catch(() => null);
   if (locationId && socket.connected) socket.join(`location:${locationId}`);

@@ -108,3 +108,17 @@ describe('notification:updated', () => {
     await nothing;
   });
 });
+
+describe('signing in on a live socket', () => {
+  test('when an anonymous socket authenticates with auth:renew, then it receives its user\'s notifications from then on', async () => {
+    const alice = await aUser(app);
+    const s = await app.socket();
+    const ack = await s.timeout(3000).emitWithAck('auth:renew', { token: alice.token });
+    expect(ack).toMatchObject({ status: 200 });
+    const pushed = nextEvent(s, 'notification:created');
+    const created = await aNotification(app, alice.id, { message: 'hello signed-in socket' });
+    expect(await pushed).toEqual(created);
+    expect(await s.timeout(3000).emitWithAck('users.profile', {})).toMatchObject({ status: 200, body: { id: alice.id } });
+  });
+});
+
