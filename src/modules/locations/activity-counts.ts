@@ -18,11 +18,11 @@ export async function userActivityCount(_db: DbOrTx, _userId: string): Promise<n
 /** SQL expression for a location's number of posts, usable in SELECT and ORDER BY. */
 export function postCountSql(_locationId: AnyPgColumn): SQL<number> {
   // posts issue: sql`(SELECT count(*)::int FROM posts p WHERE p.location_id = ${_locationId})` or a counter column.
-  return sql<number>`0`;
+  return sql<number>`0::int`;
 }
 
 /** SQL expression for a location's number of stores, usable in SELECT and ORDER BY. */
 export function storeCountSql(_locationId: AnyPgColumn): SQL<number> {
   // stores issue: sql`(SELECT count(*)::int FROM stores s WHERE s.location_id = ${_locationId})` or a counter column.
-  return sql<number>`0`;
+  return sql<number>`0::int`;
 }
