@@ -15,9 +15,13 @@ export function routeDomainEvent(io: Server, event: DomainEvent): void {
       return;
     case 'user.location_changed': {
       const { userId, fromLocationId, toLocationId } = event.payload;
-      // Every device of the user follows it to the new location's room.
-      if (fromLocationId) io.in(`user:${userId}`).socketsLeave(`location:${fromLocationId}`);
-      if (toLocationId) io.in(`user:${userId}`).socketsJoin(`location:${toLocationId}`);
+      // Every device of the user follows it to the new location's room. This node's sockets move at once:
+      // with the Redis adapter the cluster-wide move lands only after a round trip, and an event for the
+      // new room (e.g. location:updated from the same transaction) is emitted right after this one.
+      for (const ops of [io.local, io]) {
+        if (fromLocationId) ops.in(`user:${userId}`).socketsLeave(`location:${fromLocationId}`);
+        if (toLocationId) ops.in(`user:${userId}`).socketsJoin(`location:${toLocationId}`);
+      }
       return;
     }
     case 'location.updated':
