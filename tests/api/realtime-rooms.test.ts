@@ -102,6 +102,23 @@ describe('subscribe / unsubscribe', () => {
     expect(ack).toEqual({ status: 400, body: { channel: ['This field is required.'], id: ['This field is required.'] } });
   });
 
+  test('when an anonymous display subscribes to an existing location, then it hears that room until it unsubscribes', async () => {
+    const alice = await aUser(app);
+    const place = await moveTo(alice);
+    const display = await app.socket();
+    expect(await display.timeout(3000).emitWithAck('subscribe', { channel: 'location', id: place.toUpperCase() })).toEqual({ status: 200, body: { channel: 'location', id: place } });
+    expect(await hears(display, place)).toBe(true);
+    expect(await display.timeout(3000).emitWithAck('unsubscribe', { channel: 'location', id: place })).toEqual({ status: 200, body: { channel: 'location', id: place } });
+    expect(await hears(display, place)).toBe(false);
+  });
+
+  test('when the location does not exist, then the subscribe ack is 404 and the room is not joined', async () => {
+    const display = await app.socket();
+    const id = crypto.randomUUID();
+    expect(await display.timeout(3000).emitWithAck('subscribe', { channel: 'location', id })).toEqual({ status: 404, body: { detail: 'Not found.' } });
+    expect(await hears(display, id)).toBe(false);
+  });
+
   test('when unsubscribing from something never subscribed, then the ack is 404', async () => {
     const s = await app.socket();
     const ack = await s.timeout(3000).emitWithAck('unsubscribe', { channel: 'location', id: crypto.randomUUID() });
