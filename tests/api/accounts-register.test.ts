@@ -126,6 +126,11 @@ describe('POST /api/auth/register/', () => {
     expect(res.status).toBe(201);
     const [row] = await sql('SELECT referrer_code, referred_by_id FROM users WHERE id = $1', [res.body.user.id]);
     expect(row).toEqual({ referrer_code: null, referred_by_id: null });
+    // Nor is a code of a shape no code has an error.
+    for (const referrer_code of ['X'.repeat(300), 12345, '   ']) {
+      const odd = await callerFrom(app).rest('POST', '/api/auth/register/', { body: registration({ referrer_code }) });
+      expect(odd.status).toBe(201);
+    }
   });
 
   test("when the referrer_code is another user's referral code, then the referral is recorded", async () => {

@@ -30,7 +30,8 @@ export const registerOp = defineOperation({
     bio: zOptionalText(500),
     profile_picture: zImageFile().optional(),
     location: z.preprocess((v) => (v === '' ? undefined : v), zUuid().optional()),
-    referrer_code: zOptionalText(64),
+    // Ignored silently when invalid (contract), whatever its shape: a code that cannot exist is not an error either.
+    referrer_code: z.preprocess((v) => (typeof v === 'string' && v.trim() && v.trim().length <= 64 ? v.trim() : undefined), z.string().optional()),
     ref_source: zOptionalText(100),
     ref_medium: zOptionalText(100),
     ref_campaign: zOptionalText(100),
