@@ -1,8 +1,8 @@
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { startTestApp, unique, type TestApp } from '../helpers/test-app.js';
 import { aUser, type TestUser } from '../builders/users.js';
 import { platform } from '../../src/platform/index.js';
-import { users } from '../../src/models/index.js';
+import { locations, users } from '../../src/models/index.js';
 import { pointEwkt } from '../../src/models/geography.js';
 
 let app: TestApp;
@@ -14,10 +14,23 @@ afterAll(async () => {
 });
 
 /**
- * A random spot in the Southern Ocean for this run, so users left in a shared database by earlier
- * runs (placed around their own random spots) are almost surely more than 100 km away.
+ * A random spot nobody else uses: the shared CI database keeps users of earlier runs and of other
+ * test files, so a spot is taken only when no user or location lies within 250 km of it.
  */
-const origin = { latitude: -60 + Math.random() * 15, longitude: -179 + Math.random() * 358 };
+let origin: { latitude: number; longitude: number };
+async function aQuietSpot(): Promise<{ latitude: number; longitude: number }> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const spot = { latitude: -65 + Math.random() * 130, longitude: -179 + Math.random() * 358 };
+    const here = sql`${pointEwkt(spot.longitude, spot.latitude)}::geography`;
+    const [{ n }] = await platform.db
+      .select({ n: sql<number>`count(*)::int` })
+      .from(users)
+      .leftJoin(locations, eq(users.locationId, locations.id))
+      .where(sql`ST_DWithin(coalesce(${users.point}, ${locations.center}, ${locations.point}), ${here}, 250000)`);
+    if (n === 0) return spot;
+  }
+  throw new Error('no quiet spot found');
+}
 const place = { country: `Ocean ${unique()}`, city: `Raft ${unique()}` };
 
 async function userAt(latOffsetDegrees: number): Promise<TestUser> {
@@ -35,6 +48,7 @@ let nearestFirst: TestUser[];
 let far: TestUser;
 
 beforeAll(async () => {
+  origin = await aQuietSpot();
   caller = await userAt(0);
   const near: Array<{ user: TestUser; offset: number }> = [];
   for (const offset of NEAR_OFFSETS) near.push({ user: await userAt(offset), offset });
