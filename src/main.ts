@@ -1,11 +1,27 @@
-import { loadConfig } from './platform/config.js';
-import { startServer } from './server.js';
+import { ConfigError, loadConfig, type Config } from './platform/config.js';
+import { startServer, type RunningServer } from './server.js';
 import { platform } from './platform/index.js';
 
 /** `npm start`: run the service until SIGTERM/SIGINT, then shut down gracefully. */
 const started = Date.now();
-const config = loadConfig();
-const server = await startServer(config);
+
+let config: Config;
+try {
+  config = loadConfig();
+} catch (err) {
+  // A configuration mistake is the operator's to fix: say which variable, without a stack trace.
+  if (!(err instanceof ConfigError)) throw err;
+  console.error(err.message);
+  process.exit(1);
+}
+
+let server: RunningServer;
+try {
+  server = await startServer(config);
+} catch (err) {
+  (platform.log ?? console).error({ err }, 'failed to start');
+  process.exit(1);
+}
 platform.log.info({ port: server.port, startupMs: Date.now() - started, database: config.DATABASE_URL ? 'server' : 'embedded' }, `listening on http://localhost:${server.port}`);
 
 let shuttingDown = false;

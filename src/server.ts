@@ -1,9 +1,10 @@
-import http from 'node:http';
+import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Server as SocketServer } from 'socket.io';
 import type { Config } from './platform/config.js';
 import { platform, startPlatform, stopPlatform } from './platform/index.js';
 import { createHttpApp } from './http/app.js';
+import { drainableServer, type DrainableServer } from './http/drain.js';
 import { createRealtimeServer } from './realtime/server.js';
 import { operations, loadChannels } from './registry.js';
 import type { OperationRunner } from './core/run-operation.js';
@@ -33,37 +34,42 @@ export interface ServerOptions {
 export async function startServer(config: Config, opts: ServerOptions = {}): Promise<RunningServer> {
   const served = opts.operations ?? operations;
   await startPlatform(config);
-  await loadChannels();
-  await bootstrapAdmin();
-  const runner: OperationRunner = {
-    rateLimits: platform.rateLimits,
-    onUnexpectedError: (err, op, ctx) => platform.log.error({ err, operation: op.name, requestId: ctx.requestId, transport: ctx.transport }, 'operation failed'),
-  };
-  const app = createHttpApp(served, runner);
-  const httpServer = http.createServer(app);
-  const io = createRealtimeServer(httpServer, served, runner);
+  let web: DrainableServer;
+  let io: SocketServer | null = null;
+  try {
+    await loadChannels();
+    await bootstrapAdmin();
+    const runner: OperationRunner = {
+      rateLimits: platform.rateLimits,
+      onUnexpectedError: (err, op, ctx) => platform.log.error({ err, operation: op.name, requestId: ctx.requestId, transport: ctx.transport }, 'operation failed'),
+    };
+    web = drainableServer(createHttpApp(served, runner));
+    io = createRealtimeServer(web.server, served, runner);
+    await new Promise<void>((resolve, reject) => {
+      web.server.once('error', reject);
+      web.server.listen(config.PORT, config.HOST, () => resolve());
+    });
+  } catch (err) {
+    // A start that fails half-way (port taken, database refusing) must not leave connections open.
+    await io?.close().catch(() => undefined);
+    await stopPlatform();
+    throw err;
+  }
   const jobs: Jobs | null = opts.jobs === false ? null : startJobs();
-
-  await new Promise<void>((resolve, reject) => {
-    httpServer.once('error', reject);
-    httpServer.listen(config.PORT, config.HOST, () => resolve());
-  });
+  const httpServer = web.server;
   const port = (httpServer.address() as AddressInfo).port;
+  const realtime = io;
 
   let stopping: Promise<void> | null = null;
   const stop = () =>
     (stopping ??= (async () => {
       jobs?.stop();
       // Stop accepting; in-flight requests finish (bounded by the grace period); sockets are closed.
-      const closed = new Promise<void>((resolve) => httpServer.close(() => resolve()));
-      io.disconnectSockets(true);
-      await io.close().catch(() => undefined);
-      httpServer.closeIdleConnections();
-      const grace = setTimeout(() => httpServer.closeAllConnections(), config.SHUTDOWN_GRACE_MS);
-      await closed;
-      clearTimeout(grace);
+      // Only then do the database and Redis connections close, since those requests still use them.
+      realtime.disconnectSockets(true);
+      await Promise.all([web.drain(config.SHUTDOWN_GRACE_MS), realtime.close().catch(() => undefined)]);
       await stopPlatform();
     })());
 
-  return { url: `http://127.0.0.1:${port}`, port, httpServer, io, stop };
+  return { url: `http://127.0.0.1:${port}`, port, httpServer, io: realtime, stop };
 }
