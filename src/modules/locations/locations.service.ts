@@ -79,8 +79,12 @@ export async function nearbyLocations(latitude: number, longitude: number, maxDi
     })
     .from(locations)
     .where(sql`ST_DWithin(${locations.center}, ${point}, ${maxDistanceKm * 1000})`)
-    .orderBy(sql`${locations.center} <-> ${point}`, asc(locations.id))
+    // `<->` alone: a tie-breaker column would stop the index from returning rows nearest-first, and
+    // PostgreSQL would read and sort every location in the radius (measured in bench/: p99 13.5 → 6.8 ms).
+    .orderBy(sql`${locations.center} <-> ${point}`)
     .limit(NEARBY_LIMIT);
+  // Equal distances get a stable order here, on the 100 rows only.
+  rows.sort((a, b) => Number(a.distance) - Number(b.distance) || a.id.localeCompare(b.id));
   return {
     count: rows.length,
     locations: rows.map((r) => ({
@@ -104,15 +108,17 @@ export async function searchLocations(q: string | undefined, coords: { latitude:
   const query = q?.trim();
   if (!query) throw new AppError(400, { error: 'Query parameter is required' });
   const where = sql`(${locations.name} % ${query} OR ${locations.name} ILIKE ${`%${escapeLike(query)}%`})`;
-  const order = coords
-    ? [sql`${locations.center} <-> ${geoPoint(coords.longitude, coords.latitude)} NULLS LAST`, sql`similarity(${locations.name}, ${query}) DESC`, asc(locations.id)]
-    : [sql`similarity(${locations.name}, ${query}) DESC`, desc(locations.totalUsers), asc(locations.id)];
+  // One KNN operator per query, so an index returns rows in order and the scan stops at the limit:
+  // `center <->` on the GiST index of centres, or trigram distance `name <->` on the GiST trigram index.
+  // Ties are ordered afterwards on the 50 rows only (a tie-breaker in SQL forces a full sort).
+  const rank = coords ? sql<number>`${locations.center} <-> ${geoPoint(coords.longitude, coords.latitude)}` : sql<number>`${locations.name} <-> ${query}`;
   const rows = await platform.db
-    .select({ id: locations.id, name: locations.name, confidenceScore: locations.confidenceScore, totalUsers: locations.totalUsers, city: locations.city, state: locations.state })
+    .select({ id: locations.id, name: locations.name, confidenceScore: locations.confidenceScore, totalUsers: locations.totalUsers, city: locations.city, state: locations.state, rank })
     .from(locations)
     .where(where)
-    .orderBy(...order)
+    .orderBy(coords ? sql`${rank} NULLS LAST` : rank)
     .limit(SEARCH_LIMIT);
+  rows.sort((a, b) => (Number(a.rank ?? Infinity) - Number(b.rank ?? Infinity)) || b.totalUsers - a.totalUsers || a.id.localeCompare(b.id));
   return {
     query,
     count: rows.length,
