@@ -39,8 +39,11 @@ export function createRealtimeServer(httpServer: http.Server, operations: readon
     io.adapter(createAdapter(pub, sub));
     io.engine.on('close', () => undefined);
     httpServer.on('close', () => {
-      pub.disconnect();
-      sub.disconnect();
+      // quit, not disconnect: the adapter's (un)subscribe commands may still be queued (a server stopped
+      // right after it started), and disconnect rejects them with no one listening, an unhandled
+      // rejection that ends the process. quit lets them finish first.
+      pub.quit().catch(() => undefined);
+      sub.quit().catch(() => undefined);
     });
   }
 
