@@ -14,14 +14,16 @@ import { openApiDocument } from './openapi.js';
 import { docsPage, docsInit } from './docs-page.js';
 import { errorHandler, notFoundHandler } from './errors.js';
 import { requestBaseUrl } from './context.js';
+import { isTrustedProxy } from '../core/client-address.js';
 
 /** The Express application: middleware, health, docs, media, and every operation as a route. */
 export function createHttpApp(operations: readonly Operation[], runner: OperationRunner): express.Express {
   const app = express();
   const { config } = platform;
   app.disable('x-powered-by');
-  // Behind nginx (the cluster profile) the client's address and scheme come from X-Forwarded-*.
-  app.set('trust proxy', true);
+  // Behind nginx (the cluster profile) the client's address and scheme come from X-Forwarded-*,
+  // believed only from a proxy in a private network (see core/client-address.ts).
+  app.set('trust proxy', (address: string) => isTrustedProxy(address));
   app.use(
     pinoHttp({
       logger: platform.log,

@@ -10,6 +10,7 @@ import { platform } from '../platform/index.js';
 import { authenticateAccessToken } from '../modules/accounts/tokens.js';
 import { currentLocationId } from '../modules/users/users.queries.js';
 import { routeDomainEvent } from './event-routes.js';
+import { clientAddress, isTrustedProxy } from '../core/client-address.js';
 import { handleSubscribe, handleUnsubscribe } from './subscriptions.js';
 
 /**
@@ -137,14 +138,16 @@ function handshakeToken(socket: Socket): string | null {
 
 function socketContext(socket: AppSocket): RequestContext {
   const headers = socket.handshake.headers;
-  const proto = (headers['x-forwarded-proto'] as string | undefined)?.split(',')[0] ?? (socket.handshake.secure ? 'https' : 'http');
-  const forwardedFor = (headers['x-forwarded-for'] as string | undefined)?.split(',')[0]?.trim();
+  // X-Forwarded-* only from a trusted proxy, by the same rule as REST (core/client-address.ts).
+  const peer = socket.conn.remoteAddress;
+  const forwardedProto = isTrustedProxy(peer) ? (headers['x-forwarded-proto'] as string | undefined)?.split(',')[0]?.trim() : undefined;
+  const proto = forwardedProto || (socket.handshake.secure ? 'https' : 'http');
   return {
     transport: 'socket',
     requestId: crypto.randomUUID(),
     user: socket.data.user,
     authError: false,
-    ip: forwardedFor || socket.handshake.address,
+    ip: clientAddress(peer, headers['x-forwarded-for'] as string | undefined),
     userAgent: (headers['user-agent'] as string | undefined) ?? '',
     baseUrl: platform.config.PUBLIC_BASE_URL?.replace(/\/+$/, '') ?? `${proto}://${headers.host}`,
     cookies: {},

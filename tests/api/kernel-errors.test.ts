@@ -1,5 +1,6 @@
 import jwt from 'jsonwebtoken';
 import { z } from 'zod';
+import { io as ioClient } from 'socket.io-client';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 import { aUser } from '../builders/users.js';
 import { operations } from '../../src/registry.js';
@@ -38,9 +39,21 @@ const whoAmIOp = defineOperation({
   handler: async (_input, ctx) => ok({ username: ctx.user?.username ?? null }),
 });
 
+const limitedOp = defineOperation({
+  name: 'test.limited',
+  method: 'POST',
+  path: '/api/test/limited/',
+  auth: 'public',
+  summary: 'Allows two calls a minute per client address',
+  tags: ['test'],
+  rateLimits: [{ name: 'ip', points: 2, durationSeconds: 60, key: 'ip' }],
+  input: z.object({}),
+  handler: async () => ok({ ok: true }),
+});
+
 let app: TestApp;
 beforeAll(async () => {
-  app = await startTestApp({}, { operations: [...operations, boomOp, whoAmIOp] });
+  app = await startTestApp({}, { operations: [...operations, boomOp, whoAmIOp, limitedOp] });
 });
 afterAll(async () => {
   await app.stop();
@@ -144,5 +157,44 @@ describe('optional authentication over REST', () => {
   test('when an invalid token is sent to a public operation, then it is served as for anyone', async () => {
     const res = await app.rest('GET', '/health', { token: 'not.a.jwt' });
     expect(res.status).toBe(200);
+  });
+});
+
+describe('rate limits', () => {
+  const fromAddress = (ip: string) => app.http().post('/api/test/limited/').set('X-Forwarded-For', ip).send({});
+  let last = 0;
+  const anAddress = () => `198.51.100.${++last}`;
+
+  test('when a client spends its budget, then 429 with the contract text and Retry-After', async () => {
+    const ip = anAddress();
+    expect((await fromAddress(ip)).status).toBe(200);
+    expect((await fromAddress(ip)).status).toBe(200);
+    const refused = await fromAddress(ip);
+    expect(refused.status).toBe(429);
+    expect(refused.body).toEqual({ detail: expect.stringMatching(/^Request was throttled\. Expected available in \d+ seconds?\.$/) });
+    const seconds = Number(refused.body.detail.match(/in (\d+) second/)[1]);
+    expect(refused.headers['retry-after']).toBe(String(seconds));
+    expect(seconds).toBeGreaterThan(0);
+    expect(seconds).toBeLessThanOrEqual(60);
+  });
+
+  test('when the budget is spent over REST, then the socket from the same address is refused with the same body', async () => {
+    const ip = anAddress();
+    await fromAddress(ip);
+    await fromAddress(ip);
+    const socket = await new Promise<{ status: number; body: any }>((resolve, reject) => {
+      const s = ioClient(app.url, { path: '/socket.io/', transports: ['websocket'], extraHeaders: { 'x-forwarded-for': ip }, reconnection: false, forceNew: true });
+      s.once('connect_error', reject);
+      s.once('connect', () => s.timeout(5000).emitWithAck('test.limited', {}).then(resolve, reject).finally(() => s.close()));
+    });
+    expect(socket.status).toBe(429);
+    expect(socket.body).toEqual({ detail: expect.stringMatching(/^Request was throttled\. Expected available in \d+ seconds?\.$/) });
+  });
+
+  test('when another client address calls, then it has its own budget', async () => {
+    const ip = anAddress();
+    await fromAddress(ip);
+    await fromAddress(ip);
+    expect((await fromAddress(anAddress())).status).toBe(200);
   });
 });
