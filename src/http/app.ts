@@ -28,7 +28,10 @@ export function createHttpApp(operations: readonly Operation[], runner: Operatio
     pinoHttp({
       logger: platform.log,
       genReqId: (req, res) => {
-        const id = (req.headers['x-request-id'] as string | undefined) ?? crypto.randomUUID();
+        // A caller's id is kept so a request can be traced across services, if it looks like an id:
+        // it is echoed in a header and written to every log line of the request.
+        const given = req.headers['x-request-id'];
+        const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : crypto.randomUUID();
         res.setHeader('X-Request-Id', id);
         return id;
       },
@@ -66,6 +69,8 @@ export function createHttpApp(operations: readonly Operation[], runner: Operatio
   app.use(errorHandler);
   return app;
 }
+
+const REQUEST_ID = /^[\w.:\-]{1,128}$/;
 
 const BODY_TYPES = ['application/json', 'multipart/form-data', 'application/x-www-form-urlencoded'];
 

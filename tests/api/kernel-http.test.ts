@@ -110,6 +110,13 @@ describe('service endpoints and headers', () => {
     expect(issued.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
   });
 
+  test('when X-Request-Id is not an id (too long, odd characters), then a fresh one is issued instead', async () => {
+    for (const odd of ['x'.repeat(500), 'id with spaces', '<script>']) {
+      const res = await app.http().get('/health').set('X-Request-Id', odd);
+      expect(res.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    }
+  });
+
   test('when a browser sends a CORS preflight, then 204 allowing the methods and the Authorization header', async () => {
     const res = await app
       .http()
