@@ -1,5 +1,5 @@
 import { startTestApp, unique, type TestApp } from '../helpers/test-app.js';
-import { aUserFrom, anIp, callerFrom, normalised, refreshCookieHeader } from '../helpers/caller.js';
+import { aUserFrom, anIp, callerFrom, normalised, expectRefreshCookie, refreshCookieHeader } from '../helpers/caller.js';
 
 /** Contract: Accounts (login), Authentication 3, error table "Login fails"; DESIGN.md 7 (429) and 8 (401). */
 let app: TestApp;
@@ -31,12 +31,7 @@ describe('POST /api/auth/login/', () => {
     expect(Object.keys(res.body).sort()).toEqual(['access_token', 'refresh_token', 'user']);
     expect(res.body.user).toEqual(user.body);
     expect(res.body.access_token).not.toBe(user.token);
-    const cookie = refreshCookieHeader(res.headers)!;
-    expect(cookie).toContain(`refresh_token=${res.body.refresh_token};`);
-    expect(cookie).toMatch(/HttpOnly/i);
-    expect(cookie).toMatch(/Secure/i);
-    expect(cookie).toMatch(/SameSite=Lax/i);
-    expect(cookie).toMatch(/Max-Age=2592000\b/i);
+    expectRefreshCookie(res.headers, res.body.refresh_token);
     const profile = await caller.rest('GET', '/api/users/profile/', { token: res.body.access_token });
     expect(profile).toMatchObject({ status: 200, body: { id: user.id } });
   });

@@ -1,6 +1,6 @@
 import jwt from 'jsonwebtoken';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
-import { aUserFrom, callerFrom, normalised, refreshCookieHeader, type Caller } from '../helpers/caller.js';
+import { aUserFrom, callerFrom, normalised, expectRefreshCookie, refreshCookieHeader, type Caller } from '../helpers/caller.js';
 import { sql } from '../helpers/sql.js';
 
 /**
@@ -28,12 +28,7 @@ describe('POST /api/auth/refresh/', () => {
     expect(res.status).toBe(200);
     expect(Object.keys(res.body).sort()).toEqual(['access_token', 'refresh_token']);
     expect(res.body.refresh_token).not.toBe(user.refresh);
-    const cookie = refreshCookieHeader(res.headers)!;
-    expect(cookie).toContain(`refresh_token=${res.body.refresh_token};`);
-    expect(cookie).toMatch(/HttpOnly/i);
-    expect(cookie).toMatch(/Secure/i);
-    expect(cookie).toMatch(/SameSite=Lax/i);
-    expect(cookie).toMatch(/Max-Age=2592000\b/i);
+    expectRefreshCookie(res.headers, res.body.refresh_token);
     const profile = await caller.rest('GET', '/api/users/profile/', { token: res.body.access_token });
     expect(profile).toMatchObject({ status: 200, body: { id: user.id } });
     // The new refresh token belongs to the same session (family) and the same user.

@@ -70,6 +70,16 @@ export function refreshCookieHeader(headers: Record<string, any>): string | unde
   return setCookie.find((c) => c.startsWith('refresh_token='));
 }
 
+/** The refresh cookie carries `token` with the contract's attributes (HttpOnly, Secure, Lax, 30 days). */
+export function expectRefreshCookie(headers: Record<string, any>, token: string): void {
+  const cookie = refreshCookieHeader(headers)!;
+  expect(cookie).toContain(`refresh_token=${token};`);
+  expect(cookie).toMatch(/HttpOnly/i);
+  expect(cookie).toMatch(/Secure/i);
+  expect(cookie).toMatch(/SameSite=Lax/i);
+  expect(cookie).toMatch(/Max-Age=2592000\b/i);
+}
+
 /**
  * A body with the values that legitimately differ per call (fresh tokens, ids, timestamps) replaced by
  * placeholders, so REST and socket answers can be compared with toEqual.
