@@ -7,7 +7,7 @@ import { runOperation, type OperationRunner } from '../core/run-operation.js';
 import type { AuthUser, RequestContext } from '../core/context.js';
 import { domainEvents } from '../core/events.js';
 import { platform } from '../platform/index.js';
-import { authenticateAccessToken } from '../modules/accounts/tokens.js';
+import { authenticateAccessToken, userFromAccessClaims } from '../modules/accounts/tokens.js';
 import { currentLocationId } from '../modules/users/users.queries.js';
 import { routeDomainEvent } from './event-routes.js';
 import { clientAddress, isTrustedProxy } from '../core/client-address.js';
@@ -81,11 +81,11 @@ async function onConnection(socket: AppSocket, operations: readonly Operation[],
   for (const op of operations) {
     socket.on(op.name, async (...args: unknown[]) => {
       const ack = typeof args[args.length - 1] === 'function' ? (args.pop() as (r: unknown) => void) : null;
-      const result = await runOperation(runner, op, args[0] ?? {}, socketContext(socket));
+      const result = await runOperation(runner, op, args[0] ?? {}, await freshSocketContext(socket));
       ack?.({ status: result.status, body: result.body ?? null });
     });
   }
-  socket.on('subscribe', async (input: unknown, ack?: (r: unknown) => void) => ack?.(await handleSubscribe(socket, input, socketContext(socket))));
+  socket.on('subscribe', async (input: unknown, ack?: (r: unknown) => void) => ack?.(await handleSubscribe(socket, input, await freshSocketContext(socket))));
   socket.on('unsubscribe', async (input: unknown, ack?: (r: unknown) => void) => ack?.(await handleUnsubscribe(socket, input)));
   socket.on('auth:renew', async (input: unknown, ack?: (r: unknown) => void) => {
     const token = (input as { token?: unknown })?.token;
@@ -134,6 +134,21 @@ function handshakeToken(socket: Socket): string | null {
   if (typeof fromAuth === 'string' && fromAuth) return fromAuth.replace(/^Bearer\s+/i, '');
   const header = socket.handshake.headers.authorization;
   return header?.startsWith('Bearer ') ? header.slice(7) : null;
+}
+
+/**
+ * The caller as of this event, checked like a REST request: the token must not have expired and the user
+ * is loaded again, so a deactivation or a change of rights takes effect on live sockets at once, as on REST.
+ */
+async function freshSocketContext(socket: AppSocket): Promise<RequestContext> {
+  const ctx = socketContext(socket);
+  const cached = socket.data.user;
+  if (!cached) return ctx;
+  const expired = (socket.data.tokenExpiresAt ?? 0) <= Date.now();
+  const user = expired ? null : await userFromAccessClaims({ type: 'access', sub: cached.id });
+  if (!user) return { ...ctx, user: null, authError: true };
+  socket.data.user = user;
+  return { ...ctx, user };
 }
 
 function socketContext(socket: AppSocket): RequestContext {
