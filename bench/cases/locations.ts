@@ -4,7 +4,7 @@ import { loadAuthUsers, seededRandom, type Bench } from '../lib/harness.js';
 import { measure, median } from '../lib/stats.js';
 import { iterations, type BenchCase, type Measurement } from './case.js';
 import { CITIES, FIRST_WORDS, SECOND_WORDS, ensureLocationsDataset } from './locations-data.js';
-import { NEARBY_AS_SERVICE, NEARBY_KNN } from './locations-sql.js';
+import { NEARBY_AS_SERVICE, NEARBY_SQL_TIEBREAK } from './locations-sql.js';
 
 /**
  * nearby, search and smart_update on 100,000 locations and 1,000,000 users (issue 3; target: nearby p99 under
@@ -63,7 +63,7 @@ export const locationsCase: BenchCase = {
     results.push({ name: 'locations.nearby over HTTP', samples: await measure(overHttp, { iterations: Math.min(n, 300) }) });
 
     // The same question straight to the database: the rest of the operation's time is Node (drizzle, zod, JSON).
-    for (const [name, sql] of [['nearby SQL alone (as the service)', NEARBY_AS_SERVICE], ['nearby SQL alone, KNN order (proposed)', NEARBY_KNN]]) {
+    for (const [name, sql] of [['nearby SQL alone (as the service)', NEARBY_AS_SERVICE], ['nearby SQL, id tie-break in SQL (before)', NEARBY_SQL_TIEBREAK]]) {
       const query = (i: number) => bench.pool.query(sql, [points[i].longitude, points[i].latitude, 5000]);
       results.push({ name, samples: await measure(query, { iterations: n }) });
     }
