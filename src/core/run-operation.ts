@@ -44,10 +44,13 @@ function checkAuth(op: Operation, ctx: RequestContext): void {
   if (op.auth === 'admin' && !ctx.user.isAdmin) throw forbidden();
 }
 
-/** Errors the database reports about the input (bad enum text, numeric overflow) are the caller's fault. */
+/**
+ * Errors the database reports about the input (bad enum text, numeric overflow, text too long, a NUL
+ * character that PostgreSQL text cannot hold) are the caller's fault.
+ */
 function asAppError(err: unknown): AppError | null {
   if (err instanceof AppError) return err;
   const code = (err as { code?: unknown; cause?: { code?: unknown } })?.code ?? (err as { cause?: { code?: unknown } })?.cause?.code;
-  if (code === '22P02' || code === '22003' || code === '22001') return new AppError(400, { detail: 'Invalid value.' });
+  if (code === '22P02' || code === '22003' || code === '22001' || code === '22021') return new AppError(400, { detail: 'Invalid value.' });
   return null;
 }

@@ -1,0 +1,45 @@
+import { startTestApp, unique, type TestApp } from '../helpers/test-app.js';
+import { aUser } from '../builders/users.js';
+
+/**
+ * Bad input found in review: every answer is a 4xx in the contract's formats, never a 500, on both transports.
+ */
+let app: TestApp;
+beforeAll(async () => {
+  app = await startTestApp();
+});
+afterAll(async () => {
+  await app.stop();
+});
+
+describe('text containing a NUL character (PostgreSQL text cannot store it)', () => {
+  const NUL = 'a\u0000b';
+
+  test('when a NUL is sent in a text field of any operation, then the answer is 400 on REST and on the socket, identical', async () => {
+    const alice = await aUser(app);
+    const name = unique('nul');
+    const calls: Array<[string, string, string, Record<string, unknown>]> = [
+      ['accounts.register', 'POST', '/api/auth/register/', { email: `${name}@example.test`, username: name, display_name: NUL, password: 'correct-horse-battery' }],
+      ['accounts.login', 'POST', '/api/auth/login/', { username: NUL, password: 'whatever' }],
+      ['users.profile_patch', 'PATCH', '/api/users/profile/', { bio: NUL }],
+      ['users.update_location', 'POST', '/api/users/update-location/', { city: NUL }],
+    ];
+    for (const [event, method, path, body] of calls) {
+      const rest = await app.rest(method, path, { token: alice.token, body });
+      const socket = await app.emit(event, body, { token: alice.token });
+      expect({ event, status: rest.status }).toEqual({ event, status: 400 });
+      expect(socket).toEqual({ status: 400, body: rest.body });
+    }
+    const search = await app.rest('GET', '/api/users/search/', { token: alice.token, query: { query: NUL } });
+    expect(search.status).toBe(400);
+    expect(await app.emit('users.search', { query: NUL }, { token: alice.token })).toEqual({ status: 400, body: search.body });
+  });
+
+  test('when a NUL is sent in a profile update, then nothing of that update is written', async () => {
+    const alice = await aUser(app);
+    const res = await app.rest('PATCH', '/api/users/profile/', { token: alice.token, body: { display_name: 'Changed', bio: NUL } });
+    expect(res.status).toBe(400);
+    const profile = await app.rest('GET', '/api/users/profile/', { token: alice.token });
+    expect(profile.body.display_name).toBe(alice.body.display_name);
+  });
+});
