@@ -74,6 +74,30 @@ describe('smart_update', () => {
     expect(again.location.total_users).toBe(2);
   });
 
+  test('when users cross between two locations at the same moment, then every move succeeds and both total_users stay exact', async () => {
+    // The embedded database has one connection, so this only races on a real server (TEST_DATABASE_URL).
+    const a = await aLocation(app, { size: 1 });
+    const b = await aLocation(app, { size: 1 });
+    const inA = [a.residents[0]];
+    const inB = [b.residents[0]];
+    for (let i = 1; i < 6; i++) {
+      inA.push(await aResident(app));
+      await moveTo(app, inA[i], offset(a.spot, i, 0));
+      inB.push(await aResident(app));
+      await moveTo(app, inB[i], offset(b.spot, i, 0));
+    }
+    for (let round = 0; round < 4; round++) {
+      const [goToB, goToA] = round % 2 === 0 ? [inA, inB] : [inB, inA];
+      const moves = [
+        ...goToB.map((u, i) => app.rest('POST', PATH, { token: u.token, body: offset(b.spot, i + 1, 0) })),
+        ...goToA.map((u, i) => app.rest('POST', PATH, { token: u.token, body: offset(a.spot, i + 1, 0) })),
+      ];
+      expect((await Promise.all(moves)).map((r) => r.status)).toEqual(moves.map(() => 200));
+    }
+    const [da, db] = await Promise.all([a.id, b.id].map((id) => app.rest('GET', `/api/locations/locations/${id}/`, { token: inA[0].token })));
+    expect([da.body.total_users, db.body.total_users]).toEqual([6, 6]);
+  });
+
   test('when the same call goes over REST and over the socket, then status and body are the same (new and existing outcomes)', async () => {
     const strip = (b: any) => ({ ...b, location: { ...b.location, id: 'ID', center_latitude: 0, center_longitude: 0 } });
     const [s1, s2] = [aRemoteSpot(), aRemoteSpot()];

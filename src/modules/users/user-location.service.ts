@@ -1,4 +1,4 @@
-import { and, eq, sql, type SQL } from 'drizzle-orm';
+import { and, asc, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import type { PendingEvents } from '../../core/events.js';
 import type { Tx } from '../../platform/db.js';
 import { HIERARCHY_LEVELS, locations, users, type HierarchyLevel } from '../../models/index.js';
@@ -71,6 +71,11 @@ export async function findOrCreateLocationByHierarchy(tx: Tx, h: Hierarchy, coor
 export async function assignUserLocation(tx: Tx, events: PendingEvents, userId: string, toLocationId: string | null, coords?: { latitude: number; longitude: number }): Promise<void> {
   const [current] = await tx.select({ locationId: users.locationId }).from(users).where(eq(users.id, userId)).for('update');
   const fromLocationId = current?.locationId ?? null;
+  // Both locations are locked in id order before anything else touches them: the users update below
+  // locks them too (foreign-key check, members trigger, total_users), in whatever order the move goes,
+  // and two users crossing between the same two places at once would otherwise deadlock.
+  const involved = [fromLocationId, toLocationId].filter((id): id is string => id !== null);
+  if (involved.length) await tx.select({ id: locations.id }).from(locations).where(inArray(locations.id, involved)).orderBy(asc(locations.id)).for('update');
   const changes: Partial<typeof users.$inferInsert> = { locationId: toLocationId, updatedAt: new Date() };
   if (coords) Object.assign(changes, { latitude: coords.latitude.toFixed(8), longitude: coords.longitude.toFixed(8), point: pointEwkt(coords.longitude, coords.latitude) });
   await tx.update(users).set(changes).where(eq(users.id, userId));
