@@ -43,3 +43,23 @@ describe('text containing a NUL character (PostgreSQL text cannot store it)', ()
     expect(profile.body.display_name).toBe(alice.body.display_name);
   });
 });
+
+describe('address levels made only of spaces', () => {
+  test('when update-location gets only blank levels, then it is 400 and the user keeps no nameless location (REST and socket)', async () => {
+    const alice = await aUser(app);
+    const body = { city: '   ', country: ' ' };
+    const rest = await app.rest('POST', '/api/users/update-location/', { token: alice.token, body });
+    expect(rest).toMatchObject({ status: 400, body: { non_field_errors: [expect.any(String)] } });
+    expect(await app.emit('users.update_location', body, { token: alice.token })).toEqual({ status: 400, body: rest.body });
+    expect((await app.rest('GET', '/api/users/profile/', { token: alice.token })).body.location).toBeNull();
+  });
+
+  test('when a profile update sends a location of blank levels, then it is 400 and the location is unchanged', async () => {
+    const alice = await aUser(app);
+    const body = { location: { city: '  ', state: '\t' } };
+    const rest = await app.rest('PATCH', '/api/users/profile/', { token: alice.token, body });
+    expect(rest).toMatchObject({ status: 400, body: { 'location.non_field_errors': [expect.any(String)] } });
+    expect(await app.emit('users.profile_patch', body, { token: alice.token })).toEqual({ status: 400, body: rest.body });
+    expect((await app.rest('GET', '/api/users/profile/', { token: alice.token })).body.location).toBeNull();
+  });
+});

@@ -23,7 +23,8 @@ const jsonObject = <T extends z.ZodType>(schema: T) =>
     }
   }, schema);
 
-const zLevel = () => z.preprocess((v) => (v === '' ? null : v), z.string().max(255, 'Ensure this field has no more than 255 characters.').nullable().optional());
+// A level of only spaces is no level: it would otherwise pass "at least one level" and create a nameless location.
+const zLevel = () => z.preprocess((v) => (typeof v === 'string' ? v.trim() || null : v), z.string().max(255, 'Ensure this field has no more than 255 characters.').nullable().optional());
 
 const profileFields = z.object({
   display_name: z.string().trim().min(1, 'This field may not be blank.').max(100, 'Ensure this field has no more than 100 characters.').optional(),
