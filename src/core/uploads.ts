@@ -29,20 +29,22 @@ export function detectAudioType(buf: Buffer): 'audio/mpeg' | 'audio/mp4' | 'audi
   return null;
 }
 
-const isUploadedFile = (v: unknown): v is UploadedFile => Boolean(v) && typeof v === 'object' && Buffer.isBuffer((v as UploadedFile).buffer);
+// Multer builds these on REST; a socket client can send any object, so its shape is checked too.
+const isUploadedFile = (v: unknown): v is UploadedFile =>
+  Boolean(v) && typeof v === 'object' && Buffer.isBuffer((v as UploadedFile).buffer) && typeof (v as UploadedFile).originalname === 'string';
 
 /** A validated image upload; its `mimetype` is replaced by the type found in its bytes. */
 export const zImageFile = () =>
   z
     .custom<UploadedFile>(isUploadedFile, 'The submitted data was not a file.')
-    .refine((f) => f.size <= IMAGE_MAX_BYTES, 'The image is larger than 10 MB.')
+    .refine((f) => f.buffer.length <= IMAGE_MAX_BYTES, 'The image is larger than 10 MB.')
     .refine((f) => detectImageType(f.buffer) !== null, 'Upload a valid image. The file you uploaded was either not an image or a corrupted image.')
     .transform((f) => ({ ...f, mimetype: detectImageType(f.buffer)! }));
 
 export const zAudioFile = () =>
   z
     .custom<UploadedFile>(isUploadedFile, 'The submitted data was not a file.')
-    .refine((f) => f.size <= AUDIO_MAX_BYTES, 'The audio file is larger than 25 MB.')
+    .refine((f) => f.buffer.length <= AUDIO_MAX_BYTES, 'The audio file is larger than 25 MB.')
     .refine((f) => detectAudioType(f.buffer) !== null, 'Upload a valid audio file (MP3, M4A/AAC, OGG, WAV or WebM).')
     .transform((f) => ({ ...f, mimetype: detectAudioType(f.buffer)! }));
 

@@ -63,3 +63,14 @@ describe('address levels made only of spaces', () => {
     expect((await app.rest('GET', '/api/users/profile/', { token: alice.token })).body.location).toBeNull();
   });
 });
+
+describe('a file-like object sent over the socket', () => {
+  const PNG = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex');
+
+  test('when its file name is not a string, then the answer is a 400 field error, not a 500', async () => {
+    const alice = await aUser(app);
+    for (const fake of [{ buffer: PNG, size: 10 }, { buffer: PNG, originalname: { a: 1 }, size: 10 }]) {
+      expect(await app.emit('users.profile_patch', { banner: fake }, { token: alice.token })).toEqual({ status: 400, body: { banner: ['The submitted data was not a file.'] } });
+    }
+  });
+});

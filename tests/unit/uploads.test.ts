@@ -60,6 +60,20 @@ describe('zImageFile', () => {
     });
   });
 
+  test('when an object with bytes but no file name arrives (a socket client building its own "file"), then "The submitted data was not a file."', () => {
+    const png = bytes('\x89PNG\r\n\x1a\n');
+    for (const fake of [{ buffer: png, size: 10 }, { buffer: png, originalname: 5, size: 10 }]) {
+      const result = schema.safeParse({ profile_picture: fake });
+      expect(zodToFieldErrors(result.error!)).toEqual({ profile_picture: ['The submitted data was not a file.'] });
+    }
+  });
+
+  test('when a file claims a small size, then its real size is what is checked', () => {
+    const big = Buffer.concat([bytes('GIF89a'), Buffer.alloc(10 * 1024 * 1024)]);
+    const result = schema.safeParse({ profile_picture: { ...file(big), size: 1 } });
+    expect(zodToFieldErrors(result.error!)).toEqual({ profile_picture: ['The image is larger than 10 MB.'] });
+  });
+
   test('when a text value is sent instead of a file, then "The submitted data was not a file."', () => {
     const result = schema.safeParse({ profile_picture: 'https://example.test/me.png' });
     expect(zodToFieldErrors(result.error!)).toEqual({ profile_picture: ['The submitted data was not a file.'] });
