@@ -2,7 +2,7 @@ import { eq, sql } from 'drizzle-orm';
 import type { PendingEvents } from '../../core/events.js';
 import type { Tx } from '../../platform/db.js';
 import { locations, users, type LocationRow } from '../../models/index.js';
-import { boundedRadius } from './boundary-policy.js';
+import { INITIAL_RADIUS_M, boundedRadius } from './boundary-policy.js';
 import { locationUpdated } from './location-events.js';
 import { logModeration } from './moderation-log.js';
 
@@ -45,7 +45,9 @@ export async function recalculateBoundary(tx: Tx, events: PendingEvents, locatio
   }
   const lat = Number(stats.lat);
   const lon = Number(stats.lon);
-  const radius = boundedRadius(stats.p90 === null ? null : Number(stats.p90));
+  // One point says nothing about the spread (its p90 is 0 m): a one-member location keeps the initial
+  // radius, whichever path recalculates it (join, nightly job, update_boundary).
+  const radius = members < 2 ? INITIAL_RADIUS_M : boundedRadius(stats.p90 === null ? null : Number(stats.p90));
   const [row] = await tx
     .update(locations)
     .set({
