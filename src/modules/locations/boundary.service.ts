@@ -41,6 +41,7 @@ export async function recalculateBoundary(tx: Tx, events: PendingEvents, locatio
   if (!stats || members === 0 || stats.lat === null || stats.lon === null) {
     // Nothing to draw from: keep the boundary, but remember that it was looked at (the nightly job moves on).
     const [row] = await tx.update(locations).set({ lastBoundaryUpdate: sql`now()` }).where(eq(locations.id, location.id)).returning();
+    if (reason === 'manual') await logModeration(tx, { locationId: location.id, actorId, action: 'boundary_recalculated', details: { reason, members: 0, changed: false, previous } });
     return { location: row, changed: false, members: 0, previous };
   }
   const lat = Number(stats.lat);
@@ -62,14 +63,15 @@ export async function recalculateBoundary(tx: Tx, events: PendingEvents, locatio
     .where(eq(locations.id, location.id))
     .returning();
   const changed = lat !== previous.center_latitude || lon !== previous.center_longitude || radius !== previous.estimated_radius;
-  if (changed) {
+  // A change is always logged; an administrator's request (update_boundary) is logged even when it changed nothing.
+  if (changed || reason === 'manual') {
     await logModeration(tx, {
       locationId: location.id,
       actorId,
       action: 'boundary_recalculated',
-      details: { reason, members, previous, current: { center_latitude: lat, center_longitude: lon, estimated_radius: radius } },
+      details: { reason, members, changed, previous, current: { center_latitude: lat, center_longitude: lon, estimated_radius: radius } },
     });
-    locationUpdated(events, row);
   }
+  if (changed) locationUpdated(events, row);
   return { location: row, changed, members, previous };
 }
