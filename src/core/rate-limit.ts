@@ -1,6 +1,13 @@
+import crypto from 'node:crypto';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Redis } from 'ioredis';
 import { throttled } from './errors.js';
+
+/**
+ * Keys may be derived from client input (a login name, an email) before validation bounds its length:
+ * a long one is stored as its hash, so a client cannot make every counter weigh a megabyte.
+ */
+const storedKey = (key: string) => (key.length <= 200 ? key : `sha256:${crypto.createHash('sha256').update(key).digest('hex')}`);
 
 /**
  * Counters for operation rate limits: in memory on a single node, in Redis when REDIS_URL is set
@@ -18,7 +25,7 @@ export class RateLimits {
   async consume(bucket: string, key: string, points: number, durationSeconds: number): Promise<void> {
     const limiter = this.limiter(bucket, points, durationSeconds);
     try {
-      await limiter.consume(key);
+      await limiter.consume(storedKey(key));
     } catch (err) {
       if (err instanceof RateLimiterRes) throw throttled(err.msBeforeNext / 1000);
       throw err;
@@ -27,7 +34,7 @@ export class RateLimits {
 
   /** Forget the count for a key, e.g. after a successful login. */
   async reset(bucket: string, key: string): Promise<void> {
-    await this.limiters.get(bucket)?.delete(key);
+    await this.limiters.get(bucket)?.delete(storedKey(key));
   }
 
   private limiter(bucket: string, points: number, duration: number): RateLimiterAbstract {

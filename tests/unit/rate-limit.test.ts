@@ -1,5 +1,8 @@
+import crypto from 'node:crypto';
+import { Redis } from 'ioredis';
 import { AppError, throttled } from '../../src/core/errors.js';
 import { RateLimits } from '../../src/core/rate-limit.js';
+import { describeWithRedis } from '../helpers/test-app.js';
 
 describe('throttled', () => {
   test('when built, then 429 with the contract text and a Retry-After header in whole seconds', () => {
@@ -48,5 +51,28 @@ describe('RateLimits in memory', () => {
     await consume(limits);
     await limits.reset('op:ip', 'k');
     await expect(consume(limits)).resolves.toBeUndefined();
+  });
+});
+
+describeWithRedis('RateLimits in Redis', () => {
+  let redis: Redis;
+  beforeAll(() => {
+    redis = new Redis(process.env.REDIS_URL!);
+  });
+  afterAll(async () => {
+    await redis.quit();
+  });
+
+  test('when a client sends a huge identifier (a login name of a megabyte), then the stored key stays short and keeps its own budget', async () => {
+    const prefix = `rl-unit-${crypto.randomUUID()}`;
+    const limits = new RateLimits(redis, prefix);
+    const huge = 'x'.repeat(1_000_000);
+    await limits.consume('op:account', `name:${huge}a`, 1, 60);
+    await expect(limits.consume('op:account', `name:${huge}b`, 1, 60)).resolves.toBeUndefined();
+    await expect(limits.consume('op:account', `name:${huge}a`, 1, 60)).rejects.toMatchObject({ status: 429 });
+    const keys = await redis.keys(`${prefix}*`);
+    expect(keys).toHaveLength(2);
+    for (const key of keys) expect(key.length).toBeLessThan(300);
+    await redis.del(...keys);
   });
 });
