@@ -70,6 +70,14 @@ describe('nearby and search', () => {
     const { token } = await aResident(app);
     expect(await both('locations.search', 'GET', '/api/locations/locations/search/', { q: '  ' }, token)).toMatchObject({ status: 400, body: { error: 'Query parameter is required' } });
   });
+
+  test('when the search query is longer than any location name, then 400 before the database does trigram work on it', async () => {
+    const { token } = await aResident(app);
+    // Trigram matching costs grow with the query: 200,000 characters kept PostgreSQL busy for 10 s on 100,000 locations.
+    const res = await both('locations.search', 'GET', '/api/locations/locations/search/', { q: 'a'.repeat(101) }, token);
+    expect(res).toMatchObject({ status: 400, body: { q: ['Ensure this field has no more than 100 characters.'] } });
+    expect((await both('locations.search', 'GET', '/api/locations/locations/search/', { q: 'a'.repeat(100) }, token)).status).toBe(200);
+  });
 });
 
 describe('list and detail', () => {

@@ -82,7 +82,8 @@ export const searchOp = defineOperation({
   auth: 'user',
   summary: 'Fuzzy name search (pg_trgm); nearest first when coordinates are given',
   tags,
-  input: z.object({ q: z.string().optional(), latitude: coordinate, longitude: coordinate }),
+  // At most a name's length (100): trigram matching costs grow with the query, and nothing longer can match better.
+  input: z.object({ q: zOptionalText(100), latitude: coordinate, longitude: coordinate }),
   handler: async (input) => ok(await searchLocations(input.q, parseCoordinates(input, { whenMissing: 'optional' }))),
 });
 
