@@ -6,6 +6,7 @@ import type { Operation } from '../core/operation.js';
 import { runOperation, type OperationRunner } from '../core/run-operation.js';
 import type { AuthUser, RequestContext } from '../core/context.js';
 import { domainEvents } from '../core/events.js';
+import { INTERNAL_ERROR_BODY } from '../core/errors.js';
 import { platform } from '../platform/index.js';
 import { authenticateAccessToken, userFromAccessClaims } from '../modules/accounts/tokens.js';
 import { currentLocationId } from '../modules/users/users.queries.js';
@@ -81,11 +82,11 @@ async function onConnection(socket: AppSocket, operations: readonly Operation[],
   for (const op of operations) {
     socket.on(op.name, async (...args: unknown[]) => {
       const ack = typeof args[args.length - 1] === 'function' ? (args.pop() as (r: unknown) => void) : null;
-      const result = await runOperation(runner, op, args[0] ?? {}, await freshSocketContext(socket));
+      const result = await withCaller(socket, (ctx) => runOperation(runner, op, args[0] ?? {}, ctx));
       ack?.({ status: result.status, body: result.body ?? null });
     });
   }
-  socket.on('subscribe', async (input: unknown, ack?: (r: unknown) => void) => ack?.(await handleSubscribe(socket, input, await freshSocketContext(socket))));
+  socket.on('subscribe', async (input: unknown, ack?: (r: unknown) => void) => ack?.(await withCaller(socket, (ctx) => handleSubscribe(socket, input, ctx))));
   socket.on('unsubscribe', async (input: unknown, ack?: (r: unknown) => void) => ack?.(await handleUnsubscribe(socket, input)));
   socket.on('auth:renew', async (input: unknown, ack?: (r: unknown) => void) => {
     const token = (input as { token?: unknown })?.token;
@@ -149,6 +150,21 @@ async function freshSocketContext(socket: AppSocket): Promise<RequestContext> {
   if (!user) return { ...ctx, user: null, authError: true };
   socket.data.user = user;
   return { ...ctx, user };
+}
+
+/**
+ * Run `fn` for the caller of this event. Checking the caller reads the database; if that fails the event
+ * is answered 500, as REST answers it, instead of becoming an unhandled rejection that ends the process.
+ */
+async function withCaller(socket: AppSocket, fn: (ctx: RequestContext) => Promise<{ status: number; body: unknown }>): Promise<{ status: number; body: unknown }> {
+  let ctx: RequestContext;
+  try {
+    ctx = await freshSocketContext(socket);
+  } catch (err) {
+    platform.log.error({ err }, 'could not check the caller of a socket event');
+    return { status: 500, body: INTERNAL_ERROR_BODY };
+  }
+  return fn(ctx);
 }
 
 function socketContext(socket: AppSocket): RequestContext {
