@@ -133,8 +133,8 @@ function scheduleExpiry(socket: AppSocket): void {
 function handshakeToken(socket: Socket): string | null {
   const fromAuth = (socket.handshake.auth as { token?: unknown } | undefined)?.token;
   if (typeof fromAuth === 'string' && fromAuth) return fromAuth.replace(/^Bearer\s+/i, '');
-  const header = socket.handshake.headers.authorization;
-  return header?.startsWith('Bearer ') ? header.slice(7) : null;
+  // The scheme is case-insensitive, as passport-jwt reads it on REST.
+  return /^Bearer\s+(\S+)$/i.exec(socket.handshake.headers.authorization ?? '')?.[1] ?? null;
 }
 
 /**

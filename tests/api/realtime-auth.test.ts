@@ -69,6 +69,20 @@ describe('socket handshake', () => {
     }
   });
 
+  test('when the Authorization header spells the scheme "bearer" in lower case, then the socket is authenticated, as REST is', async () => {
+    const alice = await aUser(app);
+    const token = await freshToken(alice);
+    const rest = await app.http().get('/api/users/profile/').set('Authorization', `bearer ${token}`);
+    expect(rest.status).toBe(200);
+    const s = ioClient(app.url, { path: '/socket.io/', transports: ['websocket'], extraHeaders: { Authorization: `bearer ${token}` }, reconnection: false, forceNew: true });
+    try {
+      await nextEvent(s, 'connect');
+      expect(await s.timeout(5000).emitWithAck('users.profile', {})).toEqual({ status: 200, body: rest.body });
+    } finally {
+      s.close();
+    }
+  });
+
   test('when an anonymous socket calls an operation that needs a user, then the ack is 401 not provided', async () => {
     const anonymous = await app.socket();
     const ack = await anonymous.timeout(5000).emitWithAck('users.profile', {});
