@@ -39,7 +39,6 @@ export function createRealtimeServer(httpServer: http.Server, operations: readon
     const pub = platform.redis.duplicate();
     const sub = platform.redis.duplicate();
     io.adapter(createAdapter(pub, sub));
-    io.engine.on('close', () => undefined);
     httpServer.on('close', () => {
       // quit, not disconnect: the adapter's (un)subscribe commands may still be queued (a server stopped
       // right after it started), and disconnect rejects them with no one listening, an unhandled

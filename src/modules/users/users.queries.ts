@@ -25,7 +25,6 @@ export async function findUserById(id: string, db: DbOrTx = platform.db): Promis
   return row ? toUser(row) : null;
 }
 
-/** Usernames are unique regardless of case, and looked up the same way. */
 /** Several users in one query, in the order of `ids`. */
 export async function findUsersByIds(ids: string[], db: DbOrTx = platform.db): Promise<UserWithRelations[]> {
   if (!ids.length) return [];
@@ -34,6 +33,7 @@ export async function findUsersByIds(ids: string[], db: DbOrTx = platform.db): P
   return ids.map((id) => byId.get(id)).filter((u): u is UserWithRelations => Boolean(u));
 }
 
+/** Usernames are unique regardless of case, and looked up the same way. */
 export async function findUserByUsername(username: string, db: DbOrTx = platform.db): Promise<UserWithRelations | null> {
   const [row] = await withLocation(db).where(sql`lower(${users.username}) = lower(${username})`).limit(1);
   return row ? toUser(row) : null;
