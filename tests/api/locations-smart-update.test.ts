@@ -98,6 +98,23 @@ describe('smart_update', () => {
     expect([da.body.total_users, db.body.total_users]).toEqual([6, 6]);
   });
 
+  test('when a user sends smart_update and suggest_name for the same place at the same moment (two devices), then both succeed', async () => {
+    // The embedded database has one connection, so this only races on a real server (TEST_DATABASE_URL).
+    const statuses: number[] = [];
+    for (let round = 0; round < 3; round++) {
+      const place = await aLocation(app, { size: 1 });
+      const users = [await aResident(app), await aResident(app), await aResident(app), await aResident(app)];
+      const answers = await Promise.all(
+        users.flatMap((u, i) => [
+          app.rest('POST', PATH, { token: u.token, body: offset(place.spot, i + 1, 0) }),
+          app.rest('POST', `/api/locations/locations/${place.id}/suggest_name/`, { token: u.token, body: { name: 'Both Devices' } }),
+        ]),
+      );
+      statuses.push(...answers.map((r) => r.status));
+    }
+    expect(statuses).toEqual(statuses.map(() => 200));
+  });
+
   test('when the same call goes over REST and over the socket, then status and body are the same (new and existing outcomes)', async () => {
     const strip = (b: any) => ({ ...b, location: { ...b.location, id: 'ID', center_latitude: 0, center_longitude: 0 } });
     const [s1, s2] = [aRemoteSpot(), aRemoteSpot()];

@@ -54,7 +54,7 @@ export async function smartUpdate(ctx: AuthedContext, input: SmartUpdateInput) {
 
   return transaction(platform.db, async (tx, events) => {
     // The user row first (as assignUserLocation does): one lock order for every location move.
-    const [me] = await tx.select({ locationId: users.locationId }).from(users).where(eq(users.id, ctx.user.id)).for('update');
+    const [me] = await tx.select({ locationId: users.locationId }).from(users).where(eq(users.id, ctx.user.id)).for('no key update');
     let locationId = await findContainingLocationId(tx, longitude, latitude);
     let created = false;
     if (!locationId) {

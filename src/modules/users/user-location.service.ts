@@ -69,7 +69,9 @@ export async function findOrCreateLocationByHierarchy(tx: Tx, h: Hierarchy, coor
  * locked first, so two concurrent moves of one user cannot count it twice.
  */
 export async function assignUserLocation(tx: Tx, events: PendingEvents, userId: string, toLocationId: string | null, coords?: { latitude: number; longitude: number }): Promise<void> {
-  const [current] = await tx.select({ locationId: users.locationId }).from(users).where(eq(users.id, userId)).for('update');
+  // NO KEY UPDATE, not UPDATE: the user's own inserts elsewhere (a name suggestion) take KEY SHARE on this
+  // row through their foreign key, and FOR UPDATE would make that user's concurrent requests deadlock.
+  const [current] = await tx.select({ locationId: users.locationId }).from(users).where(eq(users.id, userId)).for('no key update');
   const fromLocationId = current?.locationId ?? null;
   // Both locations are locked in id order before anything else touches them: the users update below
   // locks them too (foreign-key check, members trigger, total_users), in whatever order the move goes,
