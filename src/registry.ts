@@ -11,6 +11,4 @@ export const operations: readonly Operation[] = [
   ...notificationOperations,
   ...locationOperations,
 ];
-
-/** Realtime channels register themselves when their module is imported. */
-export async function loadChannels(): Promise<void> {}
+// Realtime channels (core/channels.ts) register themselves when their module's operations are imported here.

@@ -6,7 +6,7 @@ import { platform, startPlatform, stopPlatform } from './platform/index.js';
 import { createHttpApp } from './http/app.js';
 import { drainableServer, type DrainableServer } from './http/drain.js';
 import { createRealtimeServer } from './realtime/server.js';
-import { operations, loadChannels } from './registry.js';
+import { operations } from './registry.js';
 import type { OperationRunner } from './core/run-operation.js';
 import type { Operation } from './core/operation.js';
 import { startJobs, type Jobs } from './jobs/index.js';
@@ -37,7 +37,6 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
   let web: DrainableServer;
   let io: SocketServer | null = null;
   try {
-    await loadChannels();
     await bootstrapAdmin();
     const runner: OperationRunner = {
       rateLimits: platform.rateLimits,

@@ -10,7 +10,7 @@ import { INTERNAL_ERROR_BODY } from '../core/errors.js';
 import { platform } from '../platform/index.js';
 import { authenticateAccessToken, userFromAccessClaims } from '../modules/accounts/tokens.js';
 import { currentLocationId } from '../modules/users/users.queries.js';
-import { routeDomainEvent } from './event-routes.js';
+import { residentsRoom, routeDomainEvent } from './event-routes.js';
 import { clientAddress, isTrustedProxy } from '../core/client-address.js';
 import { handleSubscribe, handleUnsubscribe } from './subscriptions.js';
 
@@ -111,7 +111,7 @@ async function onConnection(socket: AppSocket, operations: readonly Operation[],
 async function joinOwnRooms(socket: AppSocket, user: AuthUser): Promise<void> {
   socket.join(`user:${user.id}`);
   const locationId = await currentLocationId(user.id).catch(() => null);
-  if (locationId && socket.connected) socket.join(`location:${locationId}`);
+  if (locationId && socket.connected) socket.join(residentsRoom(locationId));
 }
 
 /** When the access token runs out on a live socket: tell the client, then disconnect (unless renewed). */

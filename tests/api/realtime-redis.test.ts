@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import { locationAudience } from '../../src/realtime/event-routes.js';
 import { jest } from '@jest/globals';
 import { describeWithRedis, nextEvent, noEvent, startTestApp, type TestApp } from '../helpers/test-app.js';
 import { aUser } from '../builders/users.js';
@@ -61,7 +62,7 @@ describeWithRedis('several nodes sharing REDIS_URL', () => {
     expect(res.status).toBe(200);
     await new Promise((r) => setTimeout(r, 300));
     const probe = nextEvent(onB, 'test:probe');
-    nodeA.server.io.to(`location:${res.body.location.id}`).emit('test:probe', 'hello room');
+    nodeA.server.io.to(locationAudience(res.body.location.id)).emit('test:probe', 'hello room');
     expect(await probe).toBe('hello room');
   });
 });

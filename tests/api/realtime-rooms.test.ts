@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import type { Socket } from 'socket.io-client';
+import { locationAudience } from '../../src/realtime/event-routes.js';
 import { nextEvent, noEvent, startTestApp, unique, type TestApp } from '../helpers/test-app.js';
 import { aUser, type TestUser } from '../builders/users.js';
 
@@ -29,7 +30,7 @@ async function hears(socket: Socket, locationId: string): Promise<boolean> {
       }
     });
   });
-  app.server.io.to(`location:${locationId}`).emit('test:probe', probe);
+  app.server.io.to(locationAudience(locationId)).emit('test:probe', probe);
   return heard;
 }
 
@@ -73,6 +74,20 @@ describe('location rooms', () => {
     const third = await app.rest('PATCH', '/api/users/profile/', { token: alice.token, body: { location: { country: `Country ${unique()}`, city: `City ${unique()}` } } });
     expect(await eventually(() => hears(laptop, third.body.location.id))).toBe(true);
     expect(await hears(laptop, after)).toBe(false);
+  });
+
+  test('when a user who subscribed to its own location moves away, then the subscription stays and only the residency ends', async () => {
+    const alice = await aUser(app);
+    const home = await moveTo(alice);
+    const watcher = await app.socket(alice.token);
+    const bystander = await app.socket(alice.token);
+    expect(await watcher.timeout(3000).emitWithAck('subscribe', { channel: 'location', id: home })).toMatchObject({ status: 200 });
+    expect(await eventually(() => hears(bystander, home))).toBe(true);
+
+    await moveTo(alice);
+    // The device that subscribed on purpose keeps watching the old place; the other one leaves with the user.
+    expect(await eventually(async () => !(await hears(bystander, home)))).toBe(true);
+    expect(await hears(watcher, home)).toBe(true);
   });
 
   test('when an anonymous socket connects, then it is in no location room', async () => {
