@@ -53,6 +53,13 @@ describe('POST /api/auth/register/', () => {
     expect(row.password_hash).toMatch(/^\$argon2id\$/);
   });
 
+  test('when the username is a fixed path of the users area, then 400: /api/users/{username} could never show that user', async () => {
+    for (const username of ['profile', 'Search', 'nearby-users', 'update-location']) {
+      const res = await callerFrom(app).rest('POST', '/api/auth/register/', { body: registration({ username }) });
+      expect(res).toMatchObject({ status: 400, body: { username: ['This username is reserved.'] } });
+    }
+  });
+
   test('when tokens are issued, then they are HS256 JWTs with sub, type, jti, iat, exp and lifetimes of 1 hour and 30 days', async () => {
     const user = await aUserFrom(callerFrom(app));
     const access = jwt.decode(user.token, { complete: true })!;

@@ -5,6 +5,9 @@ import { imageField, zImageFile } from '../../core/uploads.js';
 import { login, loginAccountKey, logout, refresh, register } from './accounts.service.js';
 import { confirmPasswordReset, requestPasswordReset } from './password-reset.service.js';
 
+/** Names that `/api/users/{username}` could never reach, because a fixed path of the users area has them. */
+const RESERVED_USERNAMES = new Set(['profile', 'search', 'nearby-users', 'update-location']);
+
 const zPassword = () => z.string().min(8, 'This password is too short. It must contain at least 8 characters.').max(128, 'Ensure this field has no more than 128 characters.');
 const zEmail = () => z.string().trim().max(254, 'Ensure this field has no more than 254 characters.').pipe(z.email('Enter a valid email address.'));
 
@@ -24,7 +27,8 @@ export const registerOp = defineOperation({
       .trim()
       .min(1, 'This field may not be blank.')
       .max(150, 'Ensure this field has no more than 150 characters.')
-      .regex(/^[\w.@+-]+$/, 'Enter a valid username. This value may contain only letters, numbers, and @/./+/-/_ characters.'),
+      .regex(/^[\w.@+-]+$/, 'Enter a valid username. This value may contain only letters, numbers, and @/./+/-/_ characters.')
+      .refine((name) => !RESERVED_USERNAMES.has(name.toLowerCase()), 'This username is reserved.'),
     display_name: z.string().trim().min(1, 'This field may not be blank.').max(100, 'Ensure this field has no more than 100 characters.'),
     password: zPassword(),
     bio: zOptionalText(500),
