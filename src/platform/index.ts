@@ -56,6 +56,9 @@ export async function startPlatform(config: Config, log: Logger = createLogger(c
     rateLimits: new RateLimits(redis, config.RATE_LIMIT_PREFIX),
     embedded,
   } satisfies Platform);
+  if (!config.PUBLIC_BASE_URL && config.NODE_ENV === 'production') {
+    log.warn('PUBLIC_BASE_URL is not set: media and pagination URLs follow each request\'s Host header');
+  }
   return platform;
 }
 
