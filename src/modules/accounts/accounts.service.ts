@@ -1,5 +1,5 @@
 import { eq } from 'drizzle-orm';
-import { assignUserLocation } from '../users/user-location.service.js';
+import { assignUserLocation } from '../locations/membership.service.js';
 import { platform } from '../../platform/index.js';
 import { transaction } from '../../platform/db.js';
 import { locations, refreshTokens, users } from '../../models/index.js';

@@ -4,7 +4,7 @@ import { platform } from '../../platform/index.js';
 import { transaction, type Tx } from '../../platform/db.js';
 import { HIERARCHY_LEVELS, locations, users, type HierarchyLevel, type LocationRow } from '../../models/index.js';
 import { pointEwkt } from '../../models/geography.js';
-import { assignUserLocation, nameFromHierarchy, type Hierarchy } from '../users/user-location.service.js';
+import { assignUserLocation, nameFromHierarchy, type Hierarchy } from './membership.service.js';
 import { INITIAL_RADIUS_M, isBoundaryRecalculationDue } from './boundary-policy.js';
 import { recalculateBoundary } from './boundary.service.js';
 import { refreshConsensus, type ConsensusOutcome } from './consensus.service.js';
@@ -66,7 +66,9 @@ export async function smartUpdate(ctx: AuthedContext, input: SmartUpdateInput) {
       }
     }
     const joined = me?.locationId !== locationId;
-    await assignUserLocation(tx, events, ctx.user.id, locationId, coords);
+    // The joined location is brought up to date below (address, boundary, then the consensus with the
+    // suggested name, whose outcome the answer reports); the location left is refreshed by the move itself.
+    await assignUserLocation(tx, events, ctx.user.id, locationId, coords, { refreshJoined: false });
     let location = await lockLocation(tx, locationId);
     if (!created && hasAddress) location = await fillMissingLevels(tx, location, address);
     if (joined && !created && isBoundaryRecalculationDue(location.totalUsers)) {

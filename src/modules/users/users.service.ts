@@ -8,7 +8,7 @@ import { transaction } from '../../platform/db.js';
 import { revokeAllSessions } from '../accounts/sessions.js';
 import { findUserById, findUserByUsername, findUsersByIds } from './users.queries.js';
 import { serializeUser, serializeUserSummary, type UserBody } from './users.serializer.js';
-import { assignUserLocation, findOrCreateLocationByHierarchy, type Hierarchy } from './user-location.service.js';
+import { assignUserLocation, findOrCreateLocationByHierarchy, type Hierarchy } from '../locations/membership.service.js';
 
 declare module '../../core/events.js' {
   interface DomainEventMap {

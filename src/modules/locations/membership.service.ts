@@ -3,6 +3,9 @@ import type { PendingEvents } from '../../core/events.js';
 import type { Tx } from '../../platform/db.js';
 import { HIERARCHY_LEVELS, locations, users, type HierarchyLevel } from '../../models/index.js';
 import { pointEwkt } from '../../models/geography.js';
+import { isBoundaryRecalculationDue } from './boundary-policy.js';
+import { recalculateBoundary } from './boundary.service.js';
+import { refreshConsensus } from './consensus.service.js';
 
 declare module '../../core/events.js' {
   interface DomainEventMap {
@@ -64,11 +67,31 @@ export async function findOrCreateLocationByHierarchy(tx: Tx, h: Hierarchy, coor
   return created;
 }
 
+export interface MembershipOptions {
+  /**
+   * false: the caller brings the joined location up to date itself, right after, in the same transaction
+   * (smart_update fills in the address first and records a suggested name with the consensus). The
+   * location left is refreshed either way.
+   */
+  refreshJoined?: boolean;
+}
+
 /**
  * Move a user to a location (or to none), keeping both locations' total_users exact: the user row is
- * locked first, so two concurrent moves of one user cannot count it twice.
+ * locked first, so two concurrent moves of one user cannot count it twice. Whatever the path (smart_update,
+ * update-location, profile update, registration), a real move then brings both locations up to date
+ * (DESIGN.md section 8): the one joined gets its boundary recalculated when its new count is due and its
+ * consensus refreshed, the one left its consensus (confidence depends on total_users); the left one's
+ * boundary waits for the nightly job.
  */
-export async function assignUserLocation(tx: Tx, events: PendingEvents, userId: string, toLocationId: string | null, coords?: { latitude: number; longitude: number }): Promise<void> {
+export async function assignUserLocation(
+  tx: Tx,
+  events: PendingEvents,
+  userId: string,
+  toLocationId: string | null,
+  coords?: { latitude: number; longitude: number },
+  options: MembershipOptions = {},
+): Promise<void> {
   // NO KEY UPDATE, not UPDATE: the user's own inserts elsewhere (a name suggestion) take KEY SHARE on this
   // row through their foreign key, and FOR UPDATE would make that user's concurrent requests deadlock.
   const [current] = await tx.select({ locationId: users.locationId }).from(users).where(eq(users.id, userId)).for('no key update');
@@ -82,7 +105,18 @@ export async function assignUserLocation(tx: Tx, events: PendingEvents, userId: 
   if (coords) Object.assign(changes, { latitude: coords.latitude.toFixed(8), longitude: coords.longitude.toFixed(8), point: pointEwkt(coords.longitude, coords.latitude) });
   await tx.update(users).set(changes).where(eq(users.id, userId));
   if (fromLocationId === toLocationId) return;
-  if (fromLocationId) await tx.update(locations).set({ totalUsers: sql`greatest(${locations.totalUsers} - 1, 0)` }).where(eq(locations.id, fromLocationId));
-  if (toLocationId) await tx.update(locations).set({ totalUsers: sql`${locations.totalUsers} + 1` }).where(eq(locations.id, toLocationId));
+  // Both rows are already locked above, so the refreshes below add no lock and keep the order.
+  if (fromLocationId) {
+    const [left] = await tx.update(locations).set({ totalUsers: sql`greatest(${locations.totalUsers} - 1, 0)` }).where(eq(locations.id, fromLocationId)).returning();
+    if (left) await refreshConsensus(tx, events, left, userId);
+  }
+  if (toLocationId) {
+    const [joined] = await tx.update(locations).set({ totalUsers: sql`${locations.totalUsers} + 1` }).where(eq(locations.id, toLocationId)).returning();
+    if (joined && options.refreshJoined !== false) {
+      // The user's new point is already stored above, so the boundary is drawn with it.
+      const location = isBoundaryRecalculationDue(joined.totalUsers) ? (await recalculateBoundary(tx, events, joined, 'join', userId)).location : joined;
+      await refreshConsensus(tx, events, location, userId);
+    }
+  }
   events.add('user.location_changed', { userId, fromLocationId, toLocationId });
 }
