@@ -43,6 +43,10 @@ describe('nearby and search', () => {
     expect(res.body.locations[0].distance_km).toBeCloseTo(0.5, 1);
     const wide = await app.rest('GET', '/api/locations/locations/nearby/', { token, query: { ...origin, max_distance: 10 } });
     expect(wide.body.locations.map((l: any) => l.id)).toEqual(ids);
+    // A blank max_distance (a form field left empty) is the default 5 km, not an error.
+    const blank = await app.rest('GET', '/api/locations/locations/nearby/', { token, query: { ...origin, max_distance: '' } });
+    expect(blank.status).toBe(200);
+    expect(blank.body.locations.map((l: any) => l.id)).toEqual(ids.slice(0, 2));
   });
 
   test('when nearby gets bad coordinates or distance, then the coordinate error or a field error', async () => {

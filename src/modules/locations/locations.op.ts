@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineOperation, ok, created } from '../../core/operation.js';
-import { zBool, zNumber, zOptionalText, zPage, zPageSize, zUuid } from '../../core/validation.js';
+import { zBool, zNumber, zOptionalNumber, zOptionalText, zPage, zPageSize, zUuid } from '../../core/validation.js';
 import { parseCoordinates } from './coordinates.js';
 import { smartUpdate } from './smart-update.service.js';
 import { listSuggestions, nameSuggestions, suggestName } from './name-suggestions.service.js';
@@ -65,13 +65,12 @@ export const nearbyOp = defineOperation({
   input: z.object({
     latitude: coordinate,
     longitude: coordinate,
-    max_distance: zNumber()
-      .refine((v) => typeof v === 'number' && v > 0 && v <= 100, 'Ensure this value is greater than 0 and at most 100.')
-      .optional(),
+    // An empty `max_distance=` (a form left blank) means the default, like an absent one.
+    max_distance: zOptionalNumber().refine((v) => v === undefined || (v > 0 && v <= 100), 'Ensure this value is greater than 0 and at most 100.'),
   }),
   handler: async (input) => {
     const { latitude, longitude } = parseCoordinates(input, { whenMissing: 'invalid' })!;
-    return ok(await nearbyLocations(latitude, longitude, (input.max_distance as number | undefined) ?? 5.0));
+    return ok(await nearbyLocations(latitude, longitude, input.max_distance ?? 5.0));
   },
 });
 
