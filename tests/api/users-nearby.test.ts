@@ -148,3 +148,30 @@ describe('GET /api/users/nearby-users/', () => {
     expect(socket).toEqual({ status: rest.status, body: rest.body });
   });
 });
+
+describe('GET /api/users/nearby-users/ for users who never sent coordinates', () => {
+  test("when a user joined a place by address only, then it is measured from that place's centre", async () => {
+    const spot = await aQuietSpot();
+    const at = (dLat: number) => ({ latitude: (spot.latitude + dLat).toFixed(6), longitude: spot.longitude.toFixed(6) });
+    const nearPlace = { country: `Isle ${unique()}`, city: `Cove ${unique()}` };
+    const farPlace = { country: `Isle ${unique()}`, city: `Reef ${unique()}` };
+    const move = async (user: TestUser, body: Record<string, string>) => {
+      const res = await app.rest('POST', '/api/users/update-location/', { token: user.token, body });
+      if (res.status !== 200) throw new Error(`update-location answered ${res.status}`);
+    };
+    const [me, founder, addressOnly, farFounder, farAddressOnly] = [await aUser(app), await aUser(app), await aUser(app), await aUser(app), await aUser(app)];
+    await move(me, { country: `Isle ${unique()}`, city: `Home ${unique()}`, ...at(0.3) });
+    await move(founder, { ...nearPlace, ...at(0) }); // gives the near place its centre
+    await move(addressOnly, nearPlace); // no coordinates: stands at the near place's centre, about 33 km away
+    await move(farFounder, { ...farPlace, ...at(1.5) });
+    await move(farAddressOnly, farPlace); // stands at the far place's centre, about 133 km away
+
+    const res = await app.rest('GET', '/api/users/nearby-users/', { token: me.token, query: { page_size: 50 } });
+    expect(res.status).toBe(200);
+    const ids = res.body.results.map((u: { id: string }) => u.id);
+    expect(ids).toEqual(expect.arrayContaining([founder.id, addressOnly.id]));
+    expect(ids).not.toContain(farAddressOnly.id);
+    expect(ids).not.toContain(farFounder.id);
+    expect(res.body.count).toBe(2);
+  });
+});

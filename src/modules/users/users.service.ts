@@ -1,4 +1,4 @@
-import { and, eq, ne, or, sql, isNotNull } from 'drizzle-orm';
+import { and, eq, or, sql } from 'drizzle-orm';
 import type { AuthedContext, RequestContext, UploadedFile } from '../../core/context.js';
 import { AppError, notFound } from '../../core/errors.js';
 import { pageParams, paginated } from '../../core/pagination.js';
@@ -6,7 +6,7 @@ import { locations, users, type UserRow } from '../../models/index.js';
 import { platform } from '../../platform/index.js';
 import { transaction } from '../../platform/db.js';
 import { revokeAllSessions } from '../accounts/sessions.js';
-import { findUserById, findUserByUsername, findUsersByIds } from './users.queries.js';
+import { countNearbyUsers, findUserById, findUserByUsername, findUsersByIds, nearbyUserIds } from './users.queries.js';
 import { serializeUser, serializeUserSummary, type UserBody } from './users.serializer.js';
 import { assignUserLocation, findOrCreateLocationByHierarchy, type Hierarchy } from '../locations/membership.service.js';
 
@@ -115,18 +115,9 @@ export async function nearbyUsers(ctx: AuthedContext, input: { page?: number; pa
     .where(eq(users.id, ctx.user.id));
   const params = pageParams(input, { size: 10, max: 50 });
   if (!origin?.point) return paginated(ctx, '/api/users/nearby-users/', params, 0, []);
-  const theirPoint = sql`coalesce(${users.point}, ${locations.center}, ${locations.point})`;
-  const where = and(ne(users.id, ctx.user.id), eq(users.isActive, true), isNotNull(users.locationId), sql`ST_DWithin(${theirPoint}, ${origin.point}::geography, ${NEARBY_RADIUS_M})`);
-  const [{ count }] = await platform.db.select({ count: sql<number>`count(*)::int` }).from(users).leftJoin(locations, eq(users.locationId, locations.id)).where(where);
-  const ids = await platform.db
-    .select({ id: users.id })
-    .from(users)
-    .leftJoin(locations, eq(users.locationId, locations.id))
-    .where(where)
-    .orderBy(sql`ST_Distance(${theirPoint}, ${origin.point}::geography)`, users.id)
-    .limit(params.limit)
-    .offset(params.offset);
-  const results = (await findUsersByIds(ids.map((r) => r.id))).map((u) => serializeUser(u, ctx));
+  const count = await countNearbyUsers(ctx.user.id, origin.point, NEARBY_RADIUS_M);
+  const ids = count ? await nearbyUserIds(ctx.user.id, origin.point, NEARBY_RADIUS_M, params.limit, params.offset) : [];
+  const results = (await findUsersByIds(ids)).map((u) => serializeUser(u, ctx));
   return paginated(ctx, '/api/users/nearby-users/', params, count, results);
 }
 
