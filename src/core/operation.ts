@@ -22,6 +22,11 @@ export interface OperationResult<B = unknown> {
   headers?: Record<string, string>;
   /** Cookies to set in browsers; the socket transport has no cookies and ignores them. */
   cookies?: CookieInstruction[];
+  /**
+   * The operation ended the caller's session (logout): the socket transport signs the socket that called
+   * it out (it becomes anonymous); REST has nothing to do beyond the cookies.
+   */
+  endsSession?: boolean;
 }
 
 export interface RateLimitRule {

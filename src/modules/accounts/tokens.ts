@@ -72,7 +72,7 @@ export async function userFromAccessClaims(claims: Partial<AccessClaims>): Promi
 }
 
 /** Verify an access token and load its user (socket handshake and auth:renew). */
-export async function authenticateAccessToken(token: string): Promise<{ user: AuthUser; expiresAt: number } | null> {
+export async function authenticateAccessToken(token: string): Promise<{ user: AuthUser; expiresAt: number; claims: AccessClaims } | null> {
   let claims: AccessClaims;
   try {
     claims = jwt.verify(token, platform.jwtSecret, { algorithms: ['HS256'] }) as AccessClaims;
@@ -80,5 +80,5 @@ export async function authenticateAccessToken(token: string): Promise<{ user: Au
     return null;
   }
   const user = await userFromAccessClaims(claims);
-  return user ? { user, expiresAt: claims.exp * 1000 } : null;
+  return user ? { user, expiresAt: claims.exp * 1000, claims } : null;
 }

@@ -14,6 +14,11 @@ declare module '../../core/events.js' {
   interface DomainEventMap {
     /** A deactivated user's live sockets are closed. */
     'user.deactivated': { userId: string };
+    /**
+     * What a user may do or which of its tokens are valid has changed (rights, deactivation, sessions
+     * ended): every node forgets what it cached about this caller and checks it again.
+     */
+    'user.access_changed': { userId: string };
   }
 }
 
