@@ -11,6 +11,7 @@ import type { OperationRunner } from './core/run-operation.js';
 import type { Operation } from './core/operation.js';
 import { startJobs, type Jobs } from './jobs/index.js';
 import { bootstrapAdmin } from './modules/accounts/admin-bootstrap.js';
+import { listeningBaseUrl, setServerBaseUrl } from './core/server-base-url.js';
 
 /**
  * The whole service in one process: platform connections, HTTP + Socket.IO on one port, jobs.
@@ -57,6 +58,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
   const jobs: Jobs | null = opts.jobs === false ? null : startJobs();
   const httpServer = web.server;
   const port = (httpServer.address() as AddressInfo).port;
+  setServerBaseUrl(config.PUBLIC_BASE_URL ?? listeningBaseUrl(config.HOST, port));
   const realtime = io;
 
   let stopping: Promise<void> | null = null;
