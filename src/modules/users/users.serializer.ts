@@ -1,11 +1,14 @@
-import type { RequestContext } from '../../core/context.js';
+import type { AuthUser, RequestContext } from '../../core/context.js';
 import { platform } from '../../platform/index.js';
 import type { UserWithRelations } from './users.queries.js';
 
-/** The contract's user object (latitude/longitude never leave the service). */
+/**
+ * The contract's user object (latitude/longitude never leave the service). `email` is present only for
+ * the user themself and for staff (DESIGN.md section 7); every other viewer gets the object without the key.
+ */
 export interface UserBody {
   id: string;
-  email: string;
+  email?: string;
   username: string;
   display_name: string;
   is_verified: boolean;
@@ -23,10 +26,30 @@ export interface UserBody {
 
 export const mediaUrl = (key: string | null | undefined, baseUrl: string): string | null => (key ? platform.storage.url(key, baseUrl) : null);
 
-export function serializeUser(user: UserWithRelations, ctx: Pick<RequestContext, 'baseUrl'>): UserBody {
+/** Who is looking: the request's caller (null: anonymous) and the base of absolute URLs. */
+export type ViewerContext = Pick<RequestContext, 'baseUrl'> & { user: Pick<AuthUser, 'id' | 'isStaff' | 'isAdmin'> | null };
+
+export const maySeeEmailOf = (userId: string, viewer: ViewerContext['user']): boolean =>
+  Boolean(viewer && (viewer.id === userId || viewer.isStaff || viewer.isAdmin));
+
+/** A user as `ctx`'s caller may see it. */
+export function serializeUser(user: UserWithRelations, ctx: ViewerContext): UserBody {
+  return userBody(user, ctx.baseUrl, maySeeEmailOf(user.id, ctx.user));
+}
+
+/**
+ * The caller's own user object, for answers that are the account itself (register, login) where the
+ * request carries no authenticated user yet.
+ */
+export function serializeOwnUser(user: UserWithRelations, ctx: Pick<RequestContext, 'baseUrl'>): UserBody & { email: string } {
+  return userBody(user, ctx.baseUrl, true) as UserBody & { email: string };
+}
+
+function userBody(user: UserWithRelations, baseUrl: string, withEmail: boolean): UserBody {
+  const ctx = { baseUrl };
   return {
     id: user.id,
-    email: user.email,
+    ...(withEmail ? { email: user.email } : {}),
     username: user.username,
     display_name: user.displayName,
     is_verified: user.isVerified,
