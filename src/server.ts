@@ -12,6 +12,7 @@ import type { Operation } from './core/operation.js';
 import { startJobs, type Jobs } from './jobs/index.js';
 import { bootstrapAdmin } from './modules/accounts/admin-bootstrap.js';
 import { listeningBaseUrl, setServerBaseUrl } from './core/server-base-url.js';
+import { configureTrustedProxies } from './core/client-address.js';
 
 /**
  * The whole service in one process: platform connections, HTTP + Socket.IO on one port, jobs.
@@ -34,6 +35,7 @@ export interface ServerOptions {
 
 export async function startServer(config: Config, opts: ServerOptions = {}): Promise<RunningServer> {
   const served = opts.operations ?? operations;
+  configureTrustedProxies(config.TRUSTED_PROXIES);
   await startPlatform(config);
   let web: DrainableServer;
   let io: SocketServer | null = null;
