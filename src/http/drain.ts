@@ -49,7 +49,9 @@ function closeAfterResponse(res: http.ServerResponse): void {
  * request line) would get Node's bare status line; the client gets the contract's JSON error instead.
  */
 export function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
-  if (err.code === 'ECONNRESET' || !socket.writable) return void socket.destroy();
+  // Node's own rule: no answer on a reset connection, nor in the middle of a response already started.
+  const inProgress = (socket as Duplex & { _httpMessage?: http.ServerResponse })._httpMessage;
+  if (err.code === 'ECONNRESET' || !socket.writable || inProgress?.headersSent) return void socket.destroy();
   const [status, reason, detail] =
     err.code === 'HPE_HEADER_OVERFLOW'
       ? [431, 'Request Header Fields Too Large', 'Request header fields too large.']
