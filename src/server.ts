@@ -11,6 +11,8 @@ import type { OperationRunner } from './core/run-operation.js';
 import type { Operation } from './core/operation.js';
 import { startJobs, type Jobs } from './jobs/index.js';
 import { bootstrapAdmin } from './modules/accounts/admin-bootstrap.js';
+import { listeningBaseUrl, setServerBaseUrl } from './core/server-base-url.js';
+import { configureTrustedProxies } from './core/client-address.js';
 
 /**
  * The whole service in one process: platform connections, HTTP + Socket.IO on one port, jobs.
@@ -33,6 +35,7 @@ export interface ServerOptions {
 
 export async function startServer(config: Config, opts: ServerOptions = {}): Promise<RunningServer> {
   const served = opts.operations ?? operations;
+  configureTrustedProxies(config.TRUSTED_PROXIES);
   await startPlatform(config);
   let web: DrainableServer;
   let io: SocketServer | null = null;
@@ -57,6 +60,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
   const jobs: Jobs | null = opts.jobs === false ? null : startJobs();
   const httpServer = web.server;
   const port = (httpServer.address() as AddressInfo).port;
+  setServerBaseUrl(config.PUBLIC_BASE_URL ?? listeningBaseUrl(config.HOST, port));
   const realtime = io;
 
   let stopping: Promise<void> | null = null;

@@ -64,6 +64,11 @@ export interface Operation<S extends z.ZodType = z.ZodType, A extends AuthRule =
   /** Multipart file fields accepted over REST; the files arrive in the input under these names. */
   files?: FileField[];
   rateLimits?: RateLimitRule[];
+  /**
+   * The success bodies by status (e.g. `{ 200: zUserBody }`), for the OpenAPI document only: generated
+   * clients learn the shapes. Error bodies are documented from the auth rule and rate limits.
+   */
+  responses?: Partial<Record<number, z.ZodType>>;
   handler: (input: z.output<S>, ctx: ContextFor<A>) => Promise<OperationResult>;
 }
 

@@ -1,36 +1,71 @@
 import type { RequestContext } from './context.js';
-import type { Operation, OperationResult } from './operation.js';
+import type { Operation, OperationResult, RateLimitRule } from './operation.js';
 import { AppError, INTERNAL_ERROR_BODY, forbidden, invalidToken, notAuthenticated } from './errors.js';
 import { zodToFieldErrors } from './validation.js';
 import type { RateLimits } from './rate-limit.js';
 
 /**
  * The single place where the house rules of an operation are enforced, for REST and socket alike:
- * auth rule → rate limits → zod validation → handler, and every failure rendered in the contract's
- * error format. Transports only translate `{status, body}` to their own wire.
+ * admission (auth rule, rate limits keyed by the caller) → rate limits keyed by the input → zod
+ * validation → handler, and every failure rendered in the contract's error format. Transports only
+ * translate `{status, body}` to their own wire.
+ *
+ * Admission needs nothing from the input, so a transport that has to read a body (REST multipart)
+ * runs it first with `admitOperation` and then `runAdmittedOperation`: a caller that may not call the
+ * operation, or has spent its budget, is refused before a byte of its body is read.
  */
 export interface OperationRunner {
   rateLimits: RateLimits;
   onUnexpectedError: (err: unknown, op: Operation, ctx: RequestContext) => void;
 }
 
+/** Admission, then the rest: what a transport that already holds the whole input calls. */
 export async function runOperation(runner: OperationRunner, op: Operation, rawInput: unknown, ctx: RequestContext): Promise<OperationResult> {
+  const refusal = await admitOperation(runner, op, ctx);
+  return refusal ?? runAdmittedOperation(runner, op, rawInput, ctx);
+}
+
+/**
+ * The checks that need only the caller: the auth rule and the rate limits counted per IP or user.
+ * null: admitted; otherwise the refusal to send. Each admitted call is counted once, here.
+ */
+export async function admitOperation(runner: OperationRunner, op: Operation, ctx: RequestContext): Promise<OperationResult | null> {
   try {
     checkAuth(op, ctx);
+    for (const rule of (op.rateLimits ?? []).filter(isCallerKeyed)) {
+      const key = rule.key === 'ip' ? ctx.ip : (ctx.user?.id ?? ctx.ip);
+      if (key) await runner.rateLimits.consume(`${op.name}:${rule.name}`, key, rule.points, rule.durationSeconds);
+    }
+    return null;
+  } catch (err) {
+    return failure(runner, op, ctx, err);
+  }
+}
+
+/** Everything after admission; call it only for a call `admitOperation` admitted. */
+export async function runAdmittedOperation(runner: OperationRunner, op: Operation, rawInput: unknown, ctx: RequestContext): Promise<OperationResult> {
+  try {
     const input = rawInput && typeof rawInput === 'object' && !Array.isArray(rawInput) ? (rawInput as Record<string, unknown>) : {};
     for (const rule of op.rateLimits ?? []) {
-      const key = rule.key === 'ip' ? ctx.ip : rule.key === 'user' ? (ctx.user?.id ?? ctx.ip) : await rule.key(input, ctx);
+      if (isCallerKeyed(rule)) continue;
+      const key = await (rule.key as Exclude<RateLimitRule['key'], 'ip' | 'user'>)(input, ctx);
       if (key) await runner.rateLimits.consume(`${op.name}:${rule.name}`, key, rule.points, rule.durationSeconds);
     }
     const parsed = await op.input.safeParseAsync(input);
     if (!parsed.success) return { status: 400, body: zodToFieldErrors(parsed.error) };
     return await op.handler(parsed.data, ctx);
   } catch (err) {
-    const appError = asAppError(err);
-    if (appError) return { status: appError.status, body: appError.body, headers: appError.headers };
-    runner.onUnexpectedError(err, op, ctx);
-    return { status: 500, body: INTERNAL_ERROR_BODY };
+    return failure(runner, op, ctx, err);
   }
+}
+
+const isCallerKeyed = (rule: RateLimitRule): rule is RateLimitRule & { key: 'ip' | 'user' } => rule.key === 'ip' || rule.key === 'user';
+
+function failure(runner: OperationRunner, op: Operation, ctx: RequestContext, err: unknown): OperationResult {
+  const appError = asAppError(err);
+  if (appError) return { status: appError.status, body: appError.body, headers: appError.headers };
+  runner.onUnexpectedError(err, op, ctx);
+  return { status: 500, body: INTERNAL_ERROR_BODY };
 }
 
 function checkAuth(op: Operation, ctx: RequestContext): void {

@@ -41,8 +41,6 @@ export function createHttpApp(operations: readonly Operation[], runner: Operatio
   app.use(cors(config.CORS_ORIGINS));
   app.use(cookieParser());
   app.use(rejectUnsupportedContentType);
-  app.use(express.json({ limit: config.JSON_BODY_LIMIT }));
-  app.use(express.urlencoded({ extended: true, limit: config.JSON_BODY_LIMIT }));
   app.use(configurePassport().initialize());
 
   app.get('/health', async (_req, res) => {
@@ -64,7 +62,8 @@ export function createHttpApp(operations: readonly Operation[], runner: Operatio
     app.use('/media', express.static(path.join(config.dataDir, 'media'), { index: false, fallthrough: true, dotfiles: 'deny' }));
   }
 
-  app.use(operationRouter(operations, runner));
+  // Bodies are parsed per route, after the caller is admitted (routes.ts).
+  app.use(operationRouter(operations, runner, { json: config.JSON_BODY_LIMIT }));
   app.use(notFoundHandler);
   app.use(errorHandler);
   return app;

@@ -1,4 +1,5 @@
 import http from 'node:http';
+import type { Duplex } from 'node:stream';
 
 /**
  * Graceful close of the HTTP server (SIGTERM, or stop() in tests): stop accepting connections at once,
@@ -19,6 +20,7 @@ export function drainableServer(handler: http.RequestListener): DrainableServer 
     if (draining) closeAfterResponse(res);
     handler(req, res);
   });
+  server.on('clientError', answerClientError);
 
   return {
     server,
@@ -40,4 +42,22 @@ export function drainableServer(handler: http.RequestListener): DrainableServer 
 
 function closeAfterResponse(res: http.ServerResponse): void {
   if (!res.headersSent) res.setHeader('Connection', 'close');
+}
+
+/**
+ * A request Node's parser refuses before any handler sees it (headers or URL over the limit, a malformed
+ * request line) would get Node's bare status line; the client gets the contract's JSON error instead.
+ */
+export function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
+  // Node's own rule: no answer on a reset connection, nor in the middle of a response already started.
+  const inProgress = (socket as Duplex & { _httpMessage?: http.ServerResponse })._httpMessage;
+  if (err.code === 'ECONNRESET' || !socket.writable || inProgress?.headersSent) return void socket.destroy();
+  const [status, reason, detail] =
+    err.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'Request Header Fields Too Large', 'Request header fields too large.']
+      : err.code === 'HPE_REQUEST_TIMEOUT' || err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'Request Timeout', 'Request timeout.']
+        : [400, 'Bad Request', 'Bad request.'];
+  const body = JSON.stringify({ detail });
+  socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
 }

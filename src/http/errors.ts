@@ -2,7 +2,7 @@ import type { ErrorRequestHandler, RequestHandler } from 'express';
 import multer from 'multer';
 import { INTERNAL_ERROR_BODY, MESSAGES } from '../core/errors.js';
 
-const MULTER_MESSAGES: Partial<Record<multer.ErrorCode, string>> = {
+const MULTER_MESSAGES: Record<string, string> = {
   LIMIT_FILE_SIZE: 'The file is too large.',
   LIMIT_UNEXPECTED_FILE: 'Unexpected file: this field takes no file, or fewer files.',
   LIMIT_FILE_COUNT: 'Too many files.',
@@ -10,6 +10,9 @@ const MULTER_MESSAGES: Partial<Record<multer.ErrorCode, string>> = {
   LIMIT_FIELD_COUNT: 'Too many fields in the form.',
   LIMIT_FIELD_KEY: 'A field name is too long.',
   LIMIT_FIELD_VALUE: 'A field value is too long.',
+  LIMIT_FIELD_ARRAY_INDEX: 'An array index in a field name is too large.',
+  MISSING_FIELD_NAME: 'A form part has no field name.',
+  INVALID_FIELD_NAME: 'A field name could not be read.',
 };
 
 /** Unknown routes: the contract's 404 body. */

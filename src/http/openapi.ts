@@ -1,12 +1,19 @@
 import { z } from 'zod';
 import type { Operation } from '../core/operation.js';
+import { zBadRequest, zDetailError } from '../core/response-schemas.js';
 
 /**
  * OpenAPI 3.1 generated from the operation table: one operation per route, operationId = the
- * operation's name, the zod input split into path parameters, query parameters (GET/DELETE) or a body.
+ * operation's name, the zod input split into path parameters, query parameters (GET/DELETE) or a body;
+ * the success bodies an operation declares in `responses`, and the error bodies its auth rule, path
+ * parameters and rate limits make possible. Resources with an id (`.meta({id: 'User'})`) become
+ * components, referenced wherever they appear.
  */
 export function openApiDocument(operations: readonly Operation[], serverUrl?: string): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
+  const schemas: Record<string, unknown> = {};
+  const responseSchema = (schema: z.ZodType) => toComponentJsonSchema(schema, schemas);
+  const errorResponse = (description: string, schema: z.ZodType) => ({ description, content: { 'application/json': { schema: responseSchema(schema) } } });
   for (const op of operations) {
     const schema = toJsonSchema(op.input);
     const properties = (schema.properties ?? {}) as Record<string, unknown>;
@@ -36,7 +43,17 @@ export function openApiDocument(operations: readonly Operation[], serverUrl?: st
       security: op.auth === 'public' ? [] : op.auth === 'optional' ? [{}, { bearer: [] }] : [{ bearer: [] }],
       parameters,
       ...(requestBody ? { requestBody } : {}),
-      responses: { default: { description: 'The operation result; errors in the contract formats ({field: [message]}, {detail}, {error}).' } },
+      responses: {
+        ...Object.fromEntries(
+          Object.entries(op.responses ?? {}).map(([status, schema]) => [status, { description: 'Success', content: { 'application/json': { schema: responseSchema(schema!) } } }]),
+        ),
+        ...(op.responses ? {} : { default: { description: 'The operation result; errors in the contract formats ({field: [message]}, {detail}, {error}).' } }),
+        400: errorResponse('Invalid input', zBadRequest),
+        ...(op.auth !== 'public' ? { 401: errorResponse('No valid access token', zDetailError) } : {}),
+        ...(op.auth === 'staff' || op.auth === 'admin' ? { 403: errorResponse('The caller lacks the rights', zDetailError) } : {}),
+        ...(pathParams.length ? { 404: errorResponse('No such resource', zDetailError) } : {}),
+        ...(op.rateLimits?.length ? { 429: { ...errorResponse('Rate limit spent', zDetailError), headers: { 'Retry-After': { schema: { type: 'integer' } } } } } : {}),
+      },
     };
     (paths[op.path] ??= {})[op.method.toLowerCase()] = entry;
   }
@@ -44,7 +61,7 @@ export function openApiDocument(operations: readonly Operation[], serverUrl?: st
     openapi: '3.1.0',
     info: { title: 'Hyperlocal social and local commerce API', version: '1.0.0' },
     ...(serverUrl ? { servers: [{ url: serverUrl }] } : {}),
-    components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
+    components: { schemas, securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
     paths,
   };
 }
@@ -55,4 +72,26 @@ function toJsonSchema(schema: z.ZodType): Record<string, unknown> {
   } catch {
     return { type: 'object' };
   }
+}
+
+/**
+ * A response schema as JSON Schema whose named parts (zod `.meta({id})`) are moved into `components`
+ * and referenced from there, so a resource has one definition however many operations answer it.
+ */
+function toComponentJsonSchema(schema: z.ZodType, components: Record<string, unknown>): Record<string, unknown> {
+  let json: Record<string, unknown>;
+  try {
+    json = z.toJSONSchema(schema, { io: 'output', unrepresentable: 'any' }) as Record<string, unknown>;
+  } catch {
+    return {};
+  }
+  const rewritten = JSON.parse(JSON.stringify(json).replaceAll('"#/$defs/', '"#/components/schemas/')) as Record<string, unknown>;
+  const { $schema: _dialect, $defs, ...rest } = rewritten;
+  Object.assign(components, $defs ?? {});
+  const id = schema.meta()?.id;
+  if (typeof id === 'string' && !rest.$ref) {
+    components[id] = rest;
+    return { $ref: `#/components/schemas/${id}` };
+  }
+  return rest;
 }

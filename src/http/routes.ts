@@ -1,22 +1,32 @@
 import express, { type Request, type Response, type NextFunction, type RequestHandler } from 'express';
-import multer from 'multer';
 import type { Operation, OperationResult } from '../core/operation.js';
-import { runOperation, type OperationRunner } from '../core/run-operation.js';
+import { admitOperation, runAdmittedOperation, type OperationRunner } from '../core/run-operation.js';
 import { authenticate } from './auth.js';
 import { httpContext } from './context.js';
+import { multipartFor } from './multipart.js';
 import { compareSpecificity, expressPath } from './route-paths.js';
 
 const REFRESH_COOKIE_OPTIONS = { httpOnly: true, secure: true, sameSite: 'lax' as const, path: '/' };
 
-/** Mount every operation as an Express route (DESIGN.md section 4). */
-export function operationRouter(operations: readonly Operation[], runner: OperationRunner): express.Router {
+export interface BodyLimits {
+  /** Largest JSON or form-encoded body (an Express size string, e.g. `1mb`). */
+  json: string;
+}
+
+/**
+ * Mount every operation as an Express route (DESIGN.md section 4): authenticate → admit (auth rule and
+ * the rate limits keyed by the caller) → read the body → run. The body is read last, so a caller the
+ * operation refuses costs no parsing and no memory, however large the body it announces.
+ */
+export function operationRouter(operations: readonly Operation[], runner: OperationRunner, limits: BodyLimits): express.Router {
+  const bodyParsers = [express.json({ limit: limits.json }), express.urlencoded({ extended: true, limit: limits.json })];
   // Not strict: `/api/users/profile` and `/api/users/profile/` are the same route.
   const router = express.Router({ strict: false, caseSensitive: true });
   const routes = operations.flatMap((op) => [op.path, ...(op.aliases ?? [])].map((path) => ({ op, path: expressPath(path) })));
   // Static segments before parameters, so `/api/users/search/` is not taken for `/api/users/:username`.
   routes.sort((a, b) => compareSpecificity(a.path, b.path));
   for (const { op, path } of routes) {
-    const handlers: RequestHandler[] = [authenticate];
+    const handlers: RequestHandler[] = [authenticate, (req, res, next) => admit(op, runner, req, res, next).catch(next), ...bodyParsers];
     if (op.files?.length) handlers.push(multipartFor(op));
     handlers.push((req, res, next) => serve(op, runner, req, res).catch(next));
     router[op.method.toLowerCase() as 'get'](path, ...handlers);
@@ -24,12 +34,12 @@ export function operationRouter(operations: readonly Operation[], runner: Operat
   return router;
 }
 
-function multipartFor(op: Operation): RequestHandler {
-  const maxBytes = Math.max(...op.files!.map((f) => f.maxBytes));
-  const upload = multer({ storage: multer.memoryStorage(), limits: { fileSize: maxBytes, files: 20 } }).fields(
-    op.files!.map((f) => ({ name: f.name, maxCount: f.maxCount })),
-  );
-  return (req, res, next) => (req.is('multipart/form-data') ? upload(req, res, next) : next());
+async function admit(op: Operation, runner: OperationRunner, req: Request, res: Response, next: NextFunction): Promise<void> {
+  const refusal = await admitOperation(runner, op, httpContext(req, res));
+  if (!refusal) return next();
+  // The body is left unread; closing the connection spares the client sending the rest of it.
+  if (!req.complete) res.setHeader('Connection', 'close');
+  send(res, refusal);
 }
 
 async function serve(op: Operation, runner: OperationRunner, req: Request, res: Response): Promise<void> {
@@ -41,7 +51,7 @@ async function serve(op: Operation, runner: OperationRunner, req: Request, res: 
     if (got?.length) input[field.name] = field.maxCount === 1 ? got[0] : got;
   }
   Object.assign(input, req.params);
-  const result = await runOperation(runner, op, input, httpContext(req, res));
+  const result = await runAdmittedOperation(runner, op, input, httpContext(req, res));
   send(res, result);
 }
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import path from 'node:path';
+import { parseTrustedProxies } from '../core/client-address.js';
 
 /**
  * Configuration from the environment (DESIGN.md section 6), validated once at start.
@@ -32,6 +33,20 @@ const schema = z.object({
   ADMIN_EMAIL: z.preprocess((v) => (v === '' ? undefined : v), z.string().email().optional()),
   ADMIN_PASSWORD: optionalText,
   CORS_ORIGINS: z.string().default('*'),
+  /** Proxies whose X-Forwarded-For is believed: addresses, CIDR ranges, `loopback`, or `none`. */
+  TRUSTED_PROXIES: z.preprocess(
+    (v) => (v === '' ? undefined : v),
+    z
+      .string()
+      .default('loopback')
+      .superRefine((value, ctx) => {
+        try {
+          parseTrustedProxies(value);
+        } catch (err) {
+          ctx.addIssue({ code: 'custom', message: (err as Error).message });
+        }
+      }),
+  ),
   LOG_LEVEL: z.string().default('info'),
   /** Prefix of rate-limit keys in Redis; tests give each app its own. */
   RATE_LIMIT_PREFIX: z.string().default('rl'),

@@ -4,6 +4,11 @@ import { zOptionalText, zUuid } from '../../core/validation.js';
 import { imageField, zImageFile } from '../../core/uploads.js';
 import { login, loginAccountKey, logout, refresh, register } from './accounts.service.js';
 import { confirmPasswordReset, requestPasswordReset } from './password-reset.service.js';
+import { zUserBody } from '../users/users.serializer.js';
+
+/** What register, login and refresh answer (the refresh token is also set as a cookie). */
+const zTokenPair = z.object({ access_token: z.string(), refresh_token: z.string() }).meta({ id: 'TokenPair' });
+const zSession = zTokenPair.extend({ user: zUserBody }).meta({ id: 'Session' });
 
 /** Names that `/api/users/{username}` could never reach, because a fixed path of the users area has them. */
 const RESERVED_USERNAMES = new Set(['profile', 'search', 'nearby-users', 'update-location']);
@@ -40,6 +45,7 @@ export const registerOp = defineOperation({
     ref_medium: zOptionalText(100),
     ref_campaign: zOptionalText(100),
   }),
+  responses: { 201: zSession },
   handler: (input, ctx) => register(input, ctx),
 });
 
@@ -56,6 +62,7 @@ export const loginOp = defineOperation({
     { name: 'account', points: 10, durationSeconds: 300, key: loginAccountKey },
   ],
   input: z.object({ username: z.string().trim().min(1, 'This field may not be blank.'), password: z.string().min(1, 'This field may not be blank.') }),
+  responses: { 200: zSession },
   handler: (input, ctx) => login(input, ctx),
 });
 
@@ -68,6 +75,7 @@ export const refreshOp = defineOperation({
   tags: ['accounts'],
   rateLimits: [{ name: 'ip', points: 60, durationSeconds: 60, key: 'ip' }],
   input: z.object({ refresh: z.string().optional() }),
+  responses: { 200: zTokenPair },
   handler: (input, ctx) => refresh(input, ctx),
 });
 

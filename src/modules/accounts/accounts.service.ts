@@ -7,7 +7,7 @@ import { AppError, fieldError } from '../../core/errors.js';
 import type { RequestContext, UploadedFile } from '../../core/context.js';
 import type { OperationResult } from '../../core/operation.js';
 import { findUserById, findUserByEmail, findUserByUsername } from '../users/users.queries.js';
-import { serializeUser } from '../users/users.serializer.js';
+import { serializeOwnUser } from '../users/users.serializer.js';
 import { dummyPasswordHash, hashPassword, verifyPassword } from './passwords.js';
 import { clearRefreshCookie, issueTokens, refreshCookie, REFRESH_COOKIE, revokeFamily, revokeToken } from './sessions.js';
 import { verifyRefreshToken } from './tokens.js';
@@ -82,7 +82,7 @@ export async function register(input: RegisterInput, ctx: RequestContext): Promi
     throw err;
   }
   const user = await findUserById(userId);
-  return { status: 201, body: { ...tokens, user: serializeUser(user!, ctx) }, cookies: [refreshCookie(tokens.refresh_token)] };
+  return { status: 201, body: { ...tokens, user: serializeOwnUser(user!, ctx) }, cookies: [refreshCookie(tokens.refresh_token)] };
 }
 
 /** The account a login names: an email (any case) first, then a username (any case). */
@@ -97,7 +97,7 @@ export async function login(input: { username: string; password: string }, ctx: 
   await platform.rateLimits.reset('accounts.login:account', `user:${row.id}`);
   const tokens = await issueTokens(platform.db, row.id);
   const user = await findUserById(row.id);
-  return { status: 200, body: { ...tokens, user: serializeUser(user!, ctx) }, cookies: [refreshCookie(tokens.refresh_token)] };
+  return { status: 200, body: { ...tokens, user: serializeOwnUser(user!, ctx) }, cookies: [refreshCookie(tokens.refresh_token)] };
 }
 
 /**

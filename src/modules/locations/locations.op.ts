@@ -8,6 +8,8 @@ import { listLocations, locationAnalytics, locationDetail, nearbyLocations, sear
 import { adminUpdateLocation, flagForReview, updateBoundary } from './moderation.service.js';
 // Registers the realtime channel `location` (subscribe answers 404 for an unknown id).
 import './locations.channel.js';
+import { zLocationListItem } from './locations.serializer.js';
+import { zPaginated } from '../../core/response-schemas.js';
 
 /** The locations area (contract: Locations, version 2.0.0 and the earlier endpoints). */
 const tags = ['locations'];
@@ -111,6 +113,7 @@ export const listOp = defineOperation({
   summary: 'Locations, filtered and ordered (paginated)',
   tags,
   input: listInput,
+  responses: { 200: zPaginated(zLocationListItem) },
   handler: async (input, ctx) => ok(await listLocations(ctx, '/api/locations/locations/', input as ListFilters)),
 });
 
@@ -122,6 +125,7 @@ export const detailOp = defineOperation({
   summary: 'One location',
   tags,
   input: z.object({ location_id: zUuid() }),
+  responses: { 200: zLocationListItem },
   handler: async (input) => ok(await locationDetail(input.location_id)),
 });
 

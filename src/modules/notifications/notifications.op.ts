@@ -3,6 +3,8 @@ import { defineOperation, ok } from '../../core/operation.js';
 
 import { zBool, zPage, zPageSize, zUuid } from '../../core/validation.js';
 import { listMyNotifications, setNotificationRead } from './notifications.service.js';
+import { zNotificationBody } from './notifications.serializer.js';
+import { zPaginated } from '../../core/response-schemas.js';
 
 export const listNotificationsOp = defineOperation({
   name: 'notifications.list',
@@ -12,6 +14,7 @@ export const listNotificationsOp = defineOperation({
   summary: "The caller's notifications, newest first",
   tags: ['notifications'],
   input: z.object({ page: zPage(), page_size: zPageSize() }),
+  responses: { 200: zPaginated(zNotificationBody) },
   handler: async (input, ctx) => ok(await listMyNotifications(ctx, input)),
 });
 
@@ -23,6 +26,7 @@ export const updateNotificationOp = defineOperation({
   summary: 'Mark a notification read or unread (recipient only)',
   tags: ['notifications'],
   input: z.object({ notification_id: zUuid(), is_read: zBool() }),
+  responses: { 200: zNotificationBody },
   handler: async (input, ctx) => ok(await setNotificationRead(ctx, input.notification_id, input.is_read)),
 });
 

@@ -1,6 +1,7 @@
 import type { RequestContext } from '../../core/context.js';
 import type { NotificationRow } from '../../models/index.js';
-import { mediaUrl } from '../users/users.serializer.js';
+import { z } from 'zod';
+import { mediaUrl, zUserSummary } from '../users/users.serializer.js';
 
 export interface NotificationActor {
   id: string;
@@ -42,3 +43,20 @@ export function serializeNotification(n: NotificationWithActor, ctx: Pick<Reques
     updated_at: n.updatedAt.toISOString(),
   };
 }
+
+/** The notification object's shape, for the OpenAPI document. */
+export const zNotificationBody = z
+  .object({
+    id: z.string(),
+    user: z.string().describe('The recipient id'),
+    actor: zUserSummary.nullable(),
+    actor_username: z.string().nullable(),
+    notification_type: z.string(),
+    target_id: z.string().nullable(),
+    target_type: z.string().nullable(),
+    message: z.string(),
+    is_read: z.boolean(),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .meta({ id: 'Notification' });

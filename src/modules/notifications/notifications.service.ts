@@ -8,6 +8,7 @@ import { platform } from '../../platform/index.js';
 import { transaction, type DbOrTx } from '../../platform/db.js';
 import { findNotification, listNotifications } from './notifications.queries.js';
 import { serializeNotification, type NotificationBody } from './notifications.serializer.js';
+import { serverBaseUrl } from '../../core/server-base-url.js';
 
 declare module '../../core/events.js' {
   interface DomainEventMap {
@@ -28,16 +29,19 @@ export interface NewNotification {
 /**
  * The one way every module notifies a user. Call it inside the transaction of the write that caused
  * it (pass `tx` and its pending events): the row commits with that write and the push follows the commit.
- * Nobody is notified of their own actions.
+ * Nobody is notified of their own actions. The notification goes to another user, so its URLs are built on
+ * the server's own base, never on the Host header of the request that caused it (the actor's to choose).
+ *
+ * @param _requestCtx ignored, accepted so that callers may still pass the request's context.
  */
-export async function notify(db: DbOrTx, events: PendingEvents, n: NewNotification, ctx: Pick<RequestContext, 'baseUrl'>): Promise<NotificationBody | null> {
+export async function notify(db: DbOrTx, events: PendingEvents, n: NewNotification, _requestCtx?: Pick<RequestContext, 'baseUrl'>): Promise<NotificationBody | null> {
   if (n.actorId && n.actorId === n.recipientId) return null;
   const [row] = await db
     .insert(notifications)
     .values({ userId: n.recipientId, actorId: n.actorId ?? null, notificationType: n.type, targetId: n.targetId ?? null, targetType: n.targetType ?? null, message: n.message })
     .returning({ id: notifications.id });
   const full = await findNotification(row.id, db);
-  const body = serializeNotification(full!, ctx);
+  const body = serializeNotification(full!, { baseUrl: serverBaseUrl() });
   events.add('notification.created', { userId: n.recipientId, notification: body });
   return body;
 }
@@ -57,8 +61,9 @@ export async function setNotificationRead(ctx: AuthedContext, id: string, isRead
       .where(and(eq(notifications.id, id), eq(notifications.userId, ctx.user.id)))
       .returning({ id: notifications.id });
     if (!updated) throw notFound();
-    const body = serializeNotification((await findNotification(id, tx))!, ctx);
-    events.add('notification.updated', { userId: ctx.user.id, notification: body });
-    return body;
+    const row = (await findNotification(id, tx))!;
+    // The caller's answer follows its own Host; the copy pushed to its other devices uses the server's base.
+    events.add('notification.updated', { userId: ctx.user.id, notification: serializeNotification(row, { baseUrl: serverBaseUrl() }) });
+    return serializeNotification(row, ctx);
   });
 }

@@ -4,6 +4,8 @@ import { zBool, zNumber, zOptionalText, zPage, zPageSize } from '../../core/vali
 import { imageField, zImageFile } from '../../core/uploads.js';
 import { HIERARCHY_LEVELS, RELATIONSHIP_STATUSES } from '../../models/index.js';
 import { adminUpdateUser, getProfile, getPublicProfile, nearbyUsers, searchUsers, updateLocation, updateProfile } from './users.service.js';
+import { zUserBody, zUserSummary } from './users.serializer.js';
+import { zPaginated } from '../../core/response-schemas.js';
 
 const COORDINATE_ERROR = 'Invalid coordinate value.';
 /** Degrees with at most 8 decimals (the storage precision), within the valid range. */
@@ -54,6 +56,7 @@ export const getProfileOp = defineOperation({
   summary: "The caller's own profile",
   tags: ['users'],
   input: z.object({}),
+  responses: { 200: zUserBody },
   handler: async (_input, ctx) => ok(await getProfile(ctx)),
 });
 
@@ -66,6 +69,7 @@ export const updateProfileOp = defineOperation({
   tags: ['users'],
   files: profileFiles,
   input: profileFields,
+  responses: { 200: zUserBody },
   handler: async (input, ctx) => ok(await updateProfile(ctx, input)),
 });
 
@@ -78,6 +82,7 @@ export const patchProfileOp = defineOperation({
   tags: ['users'],
   files: profileFiles,
   input: profileFields,
+  responses: { 200: zUserBody },
   handler: async (input, ctx) => ok(await updateProfile(ctx, input)),
 });
 
@@ -89,6 +94,7 @@ export const publicProfileOp = defineOperation({
   summary: 'A user by username',
   tags: ['users'],
   input: z.object({ username: z.string().min(1) }),
+  responses: { 200: zUserBody },
   handler: async (input, ctx) => ok(await getPublicProfile(input.username, ctx)),
 });
 
@@ -123,6 +129,7 @@ export const searchUsersOp = defineOperation({
   summary: 'Users whose username or display name contains the query (case-insensitive)',
   tags: ['users'],
   input: z.object({ query: zOptionalText(100) }),
+  responses: { 200: z.array(zUserSummary) },
   handler: async (input, ctx) => ok(await searchUsers(ctx, input.query)),
 });
 
@@ -134,6 +141,7 @@ export const nearbyUsersOp = defineOperation({
   summary: 'Users within 100 km of the caller, nearest first',
   tags: ['users'],
   input: z.object({ page: zPage(), page_size: zPageSize() }),
+  responses: { 200: zPaginated(zUserBody) },
   handler: async (input, ctx) => ok(await nearbyUsers(ctx, input)),
 });
 
@@ -145,6 +153,7 @@ export const adminUpdateUserOp = defineOperation({
   summary: 'Grant or revoke verification, staff, or deactivate a user (administrators)',
   tags: ['admin', 'users'],
   input: z.object({ username: z.string().min(1), is_verified: zBool().optional(), is_staff: zBool().optional(), is_active: zBool().optional() }),
+  responses: { 200: zUserBody.extend({ is_staff: z.boolean(), is_active: z.boolean() }).meta({ id: 'AdminUser' }) },
   handler: async (input, ctx) => ok(await adminUpdateUser(ctx, input.username, input)),
 });
 

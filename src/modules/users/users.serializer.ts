@@ -1,32 +1,64 @@
-import type { RequestContext } from '../../core/context.js';
+import { z } from 'zod';
+import type { AuthUser, RequestContext } from '../../core/context.js';
 import { platform } from '../../platform/index.js';
 import type { UserWithRelations } from './users.queries.js';
 
-/** The contract's user object (latitude/longitude never leave the service). */
-export interface UserBody {
-  id: string;
-  email: string;
-  username: string;
-  display_name: string;
-  is_verified: boolean;
-  bio: string;
-  profile_picture: string | null;
-  website: string;
-  relationship_status: string | null;
-  banner: string | null;
-  location: { id: string; name: string } | null;
-  store: { id: string; name: string; description: string } | null;
-  owned_communities: Array<{ id: string; name: string; description: string }>;
-  created_at: string;
-  updated_at: string;
-}
+const zUserRef = (description: string) => z.object({ id: z.string(), name: z.string(), description: z.string() }).describe(description);
+
+/**
+ * The contract's user object (latitude/longitude never leave the service). `email` is present only for
+ * the user themself and for staff (DESIGN.md section 7); every other viewer gets the object without the key.
+ */
+export const zUserBody = z
+  .object({
+    id: z.string(),
+    email: z.string().optional().describe('Only for the user themself and for staff; absent for everyone else.'),
+    username: z.string(),
+    display_name: z.string(),
+    is_verified: z.boolean(),
+    bio: z.string(),
+    profile_picture: z.string().nullable(),
+    website: z.string(),
+    relationship_status: z.string().nullable(),
+    banner: z.string().nullable(),
+    location: z.object({ id: z.string(), name: z.string() }).nullable(),
+    store: zUserRef('The store the user owns').nullable(),
+    owned_communities: z.array(zUserRef('A community the user owns')),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .meta({ id: 'User' });
+export type UserBody = z.infer<typeof zUserBody>;
+
+/** The short user shape of search results and of users embedded in other resources. */
+export const zUserSummary = z.object({ id: z.string(), username: z.string(), display_name: z.string(), profile_picture: z.string().nullable() }).meta({ id: 'UserSummary' });
 
 export const mediaUrl = (key: string | null | undefined, baseUrl: string): string | null => (key ? platform.storage.url(key, baseUrl) : null);
 
-export function serializeUser(user: UserWithRelations, ctx: Pick<RequestContext, 'baseUrl'>): UserBody {
+/** Who is looking: the request's caller (null: anonymous) and the base of absolute URLs. */
+export type ViewerContext = Pick<RequestContext, 'baseUrl'> & { user: Pick<AuthUser, 'id' | 'isStaff' | 'isAdmin'> | null };
+
+export const maySeeEmailOf = (userId: string, viewer: ViewerContext['user']): boolean =>
+  Boolean(viewer && (viewer.id === userId || viewer.isStaff || viewer.isAdmin));
+
+/** A user as `ctx`'s caller may see it. */
+export function serializeUser(user: UserWithRelations, ctx: ViewerContext): UserBody {
+  return userBody(user, ctx.baseUrl, maySeeEmailOf(user.id, ctx.user));
+}
+
+/**
+ * The caller's own user object, for answers that are the account itself (register, login) where the
+ * request carries no authenticated user yet.
+ */
+export function serializeOwnUser(user: UserWithRelations, ctx: Pick<RequestContext, 'baseUrl'>): UserBody & { email: string } {
+  return userBody(user, ctx.baseUrl, true) as UserBody & { email: string };
+}
+
+function userBody(user: UserWithRelations, baseUrl: string, withEmail: boolean): UserBody {
+  const ctx = { baseUrl };
   return {
     id: user.id,
-    email: user.email,
+    ...(withEmail ? { email: user.email } : {}),
     username: user.username,
     display_name: user.displayName,
     is_verified: user.isVerified,
@@ -45,6 +77,6 @@ export function serializeUser(user: UserWithRelations, ctx: Pick<RequestContext,
 }
 
 /** The short user shape used in search results and embedded in other resources. */
-export function serializeUserSummary(user: { id: string; username: string; displayName: string; profilePicture: string | null }, ctx: Pick<RequestContext, 'baseUrl'>) {
+export function serializeUserSummary(user: { id: string; username: string; displayName: string; profilePicture: string | null }, ctx: Pick<RequestContext, 'baseUrl'>): z.infer<typeof zUserSummary> {
   return { id: user.id, username: user.username, display_name: user.displayName, profile_picture: mediaUrl(user.profilePicture, ctx.baseUrl) };
 }
