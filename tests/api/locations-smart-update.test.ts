@@ -113,6 +113,12 @@ describe('smart_update', () => {
     for (let round = 0; round < 3; round++) {
       const place = await aLocation(app, { size: 1 });
       const users = [await aResident(app), await aResident(app), await aResident(app), await aResident(app)];
+      // Only people of the place may name it: these have a point by it (as a phone sends before joining),
+      // so their suggestion is allowed whether it runs before or after their move.
+      for (const [i, u] of users.entries()) {
+        const { latitude, longitude } = offset(place.spot, i + 1, 0);
+        await sql('UPDATE users SET point = ST_SetSRID(ST_MakePoint($1, $2), 4326)::geography WHERE id = $3', [longitude, latitude, u.id]);
+      }
       const answers = await Promise.all(
         users.flatMap((u, i) => [
           app.rest('POST', PATH, { token: u.token, body: offset(place.spot, i + 1, 0) }),
