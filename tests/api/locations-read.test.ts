@@ -118,20 +118,28 @@ describe('list and detail', () => {
 
 describe('moderation', () => {
   test('when a user flags a location, then it needs verification and analytics counts it (staff only)', async () => {
+    const staff = await aResident(app);
+    await app.rest('PATCH', `/api/admin/users/${staff.username}/`, { token: adminToken, body: { is_staff: true } });
+    const analytics = async () => (await both('locations.analytics', 'GET', '/api/locations/locations/analytics/', {}, staff.token)).body;
+    const before = await analytics();
+    expect(before.summary).toEqual({ total_locations: expect.any(Number), low_confidence_count: expect.any(Number), needs_verification_count: expect.any(Number), auto_generated_count: expect.any(Number), recent_suggestions_count: expect.any(Number) });
+
+    // Two new locations (one geocoded, one auto-generated), both of low confidence; one flagged, one named.
     const a = await aLocation(app, { size: 1 });
     const user = a.residents[0];
+    const loner = await aResident(app);
+    expect((await app.rest('POST', '/api/locations/locations/smart_update/', { token: loner.token, body: aRemoteSpot() })).status).toBe(201);
     const flag = await app.rest('POST', `/api/locations/locations/${a.id}/flag_for_review/`, { token: user.token, body: { reason: 'Wrong name' } });
     expect(flag).toMatchObject({ status: 200, body: { message: 'Location flagged for review', location_id: a.id, needs_verification: true } });
     const flagSocket = await app.emit('locations.flag_for_review', { location_id: a.id, reason: 'Wrong name' }, { token: user.token });
     expect(flagSocket).toEqual({ status: 200, body: flag.body });
+    expect((await app.rest('POST', `/api/locations/locations/${a.id}/suggest_name/`, { token: user.token, body: { name: 'Counted Place' } })).status).toBe(200);
     expect(await both('locations.analytics', 'GET', '/api/locations/locations/analytics/', {}, user.token)).toMatchObject({ status: 403, body: FORBIDDEN });
-    const staff = await aResident(app);
-    await app.rest('PATCH', `/api/admin/users/${staff.username}/`, { token: adminToken, body: { is_staff: true } });
-    const stats = await both('locations.analytics', 'GET', '/api/locations/locations/analytics/', {}, staff.token);
-    expect(stats.status).toBe(200);
-    expect(stats.body.summary).toEqual({ total_locations: expect.any(Number), low_confidence_count: expect.any(Number), needs_verification_count: expect.any(Number), auto_generated_count: expect.any(Number), recent_suggestions_count: expect.any(Number) });
-    expect(stats.body.summary.needs_verification_count).toBeGreaterThanOrEqual(1);
-    expect(stats.body.top_locations[0]).toEqual({ id: expect.any(String), name: expect.any(String), total_users: expect.any(Number), confidence_score: expect.any(Number) });
+
+    const after = await analytics();
+    const increase = Object.fromEntries(Object.keys(before.summary).map((k) => [k, after.summary[k] - before.summary[k]]));
+    expect(increase).toEqual({ total_locations: 2, low_confidence_count: 2, needs_verification_count: 1, auto_generated_count: 1, recent_suggestions_count: 1 });
+    expect(after.top_locations[0]).toEqual({ id: expect.any(String), name: expect.any(String), total_users: expect.any(Number), confidence_score: expect.any(Number) });
   });
 
   test('when an administrator recalculates a boundary, then centre = centroid and radius = bounded 90th percentile of member distances', async () => {
