@@ -16,6 +16,7 @@ import { runStartup } from './startup.js';
  * given as a multiple of that baseline, which stays comparable between a quiet and a busy machine.
  */
 const DB_CASES: BenchCase[] = [accountsCase, locationsCase];
+DB_CASES.push((await import('./cases/locations-naming.js')).locationsNamingCase);
 const ALL = [...DB_CASES.map((c) => c.name), 'startup'];
 const RESULTS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'results');
 

@@ -27,15 +27,22 @@ export const locations = pgTable('locations', {
   building: text('building'),
   commercial: text('commercial'),
   amenity: text('amenity'),
+  /** Published (0006): the centre of the ~556 m grid cell the location began in, never a member's point. */
   latitude: doublePrecision('latitude'),
   longitude: doublePrecision('longitude'),
   point: geographyPoint('point'),
+  /** Published boundary, the one joins and distances use: a grid-cell centre and a radius in 100 m steps (public-grid.ts). */
   center: geographyPoint('center'),
   centerLatitude: doublePrecision('center_latitude'),
   centerLongitude: doublePrecision('center_longitude'),
   estimatedRadius: integer('estimated_radius').notNull().default(500),
+  /** Internal, never serialized: the exact centroid and bounded p90 radius of the members at the last recalculation. */
+  memberCentroid: geographyPoint('member_centroid'),
+  memberRadius: integer('member_radius'),
   lastBoundaryUpdate: timestamp('last_boundary_update', { withTimezone: true }),
   nameSuggestions: jsonb('name_suggestions').$type<Record<string, number>>().notNull().default({}),
+  /** The top name groups as of the last consensus (0006): lists serialize it instead of regrouping. Null before 0006's first refresh. */
+  topSuggestions: jsonb('top_suggestions').$type<Array<{ name: string; votes: number }>>(),
   totalUsers: integer('total_users').notNull().default(0),
   confidenceScore: doublePrecision('confidence_score').notNull().default(0),
   needsVerification: boolean('needs_verification').notNull().default(false),

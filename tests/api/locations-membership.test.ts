@@ -2,6 +2,7 @@ import { startTestApp, unique, type TestApp } from '../helpers/test-app.js';
 import { aUser } from '../builders/users.js';
 import { aLocation, aRemoteSpot, offset } from '../builders/locations.js';
 import { sql } from '../helpers/sql.js';
+import { snapToCell } from '../../src/modules/locations/public-grid.js';
 
 /**
  * Joining or leaving a location by any path (not only smart_update) brings it up to date: the joined
@@ -17,8 +18,9 @@ afterAll(async () => {
 
 const locationRow = async (id: string) =>
   (
-    await sql<{ total_users: number; center_latitude: number | null; center_longitude: number | null; estimated_radius: number; last_boundary_update: Date | null; confidence_score: number }>(
-      'SELECT total_users, center_latitude, center_longitude, estimated_radius, last_boundary_update, confidence_score FROM locations WHERE id = $1',
+    await sql<{ total_users: number; center_latitude: number | null; center_longitude: number | null; estimated_radius: number; last_boundary_update: Date | null; confidence_score: number; exact_latitude: number | null; exact_longitude: number | null; member_radius: number | null }>(
+      `SELECT total_users, center_latitude, center_longitude, estimated_radius, last_boundary_update, confidence_score,
+              ST_Y(member_centroid::geometry) AS exact_latitude, ST_X(member_centroid::geometry) AS exact_longitude, member_radius FROM locations WHERE id = $1`,
       [id],
     )
   )[0];
@@ -41,17 +43,20 @@ describe('joining a location through update-location', () => {
     expect(first.status).toBe(200);
     const id = first.body.location.id;
     const before = await locationRow(id);
-    expect(before).toMatchObject({ total_users: 1, center_latitude: spot.latitude, center_longitude: spot.longitude });
+    const cell = snapToCell(spot.latitude, spot.longitude);
+    expect(before).toMatchObject({ total_users: 1, center_latitude: cell.latitude, center_longitude: cell.longitude, exact_latitude: spot.latitude, exact_longitude: spot.longitude });
 
     const second = await app.rest('POST', '/api/users/update-location/', { token: bob.token, body: { ...address, ...north } });
     expect(second).toMatchObject({ status: 200, body: { location: { id } } });
 
     const after = await locationRow(id);
     expect(after.total_users).toBe(2);
-    // The centre moves half way to the newcomer; 150 m from each member is under the 200 m floor.
-    expect(after.center_latitude).toBeCloseTo((spot.latitude + north.latitude) / 2, 5);
-    expect(after.center_longitude).toBeCloseTo(spot.longitude, 5);
-    expect(after.estimated_radius).toBe(200);
+    // The exact centre moves half way to the newcomer; 150 m from each member is under the 200 m floor.
+    expect(after.exact_latitude).toBeCloseTo((spot.latitude + north.latitude) / 2, 5);
+    expect(after.exact_longitude).toBeCloseTo(spot.longitude, 5);
+    expect(after.member_radius).toBe(200);
+    // The published boundary does not move for two members (public-grid.ts: fewer than ten).
+    expect(after).toMatchObject({ center_latitude: cell.latitude, center_longitude: cell.longitude, estimated_radius: 500 });
     expect(after.last_boundary_update).not.toBeNull();
     expect(after.last_boundary_update).not.toEqual(before.last_boundary_update);
     expect(await logOf(id)).toEqual([

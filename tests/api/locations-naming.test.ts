@@ -1,5 +1,5 @@
-import { nextEvent, startTestApp, type TestApp } from '../helpers/test-app.js';
-import { aLocation, adminEnv, loginAdmin } from '../builders/locations.js';
+import { nextEvent, startTestApp, unique, type TestApp } from '../helpers/test-app.js';
+import { aLocation, aResident, adminEnv, loginAdmin, offset } from '../builders/locations.js';
 
 let app: TestApp;
 const admin = adminEnv();
@@ -145,5 +145,30 @@ describe('name_suggestions and suggestions views', () => {
     expect(all.body.results.find((r: any) => r.suggested_name === 'Kelpie Point')).toMatchObject({ is_current_name: true, similarity_to_current: 100 });
     const socket = await app.emit('locations.suggestions', { location_id: loc.id }, { token: me.token });
     expect(socket).toEqual({ status: 200, body: all.body });
+  });
+});
+
+describe('who may suggest a name', () => {
+  test('when someone who neither lives in nor near a location suggests a name, then 403 over both transports and nothing is recorded', async () => {
+    const loc = await aLocation(app, { size: 1, name: 'Guarded' });
+    const stranger = await aLocation(app, { size: 1 });
+    const token = stranger.residents[0].token;
+    const FORBIDDEN = { status: 403, body: { detail: 'You do not have permission to perform this action.' } };
+    expect(await suggest(loc.id, token, 'Takeover Town')).toMatchObject(FORBIDDEN);
+    expect(await app.emit('locations.suggest_name', { location_id: loc.id, name: 'Takeover Town' }, { token })).toEqual(FORBIDDEN);
+    const view = await app.rest('GET', `/api/locations/locations/${loc.id}/name_suggestions/`, { token: loc.residents[0].token });
+    expect(view.body).toMatchObject({ total_suggestions: 0, grouped_suggestions: [] });
+  });
+
+  test('when a user of another location lives just outside the boundary, then it may suggest; a member may too', async () => {
+    const loc = await aLocation(app, { size: 1, name: 'Borderland' });
+    // A neighbour: registered elsewhere by address, with a point 1.2 km from the location's spot
+    // (outside its 500 m and the 400 m cell margin, inside the 1 km reach beyond it).
+    const neighbour = await aResident(app);
+    const moved = await app.rest('POST', '/api/users/update-location/', { token: neighbour.token, body: { country: 'Testland', city: unique('Next Door '), ...offset(loc.spot, 1200, 0) } });
+    expect(moved.status).toBe(200);
+    expect(moved.body.location.id).not.toBe(loc.id);
+    expect(await suggest(loc.id, neighbour.token, 'Border Hill')).toMatchObject({ status: 200, body: { suggested_name: 'Border Hill' } });
+    expect(await suggest(loc.id, loc.residents[0].token, 'Border Hill')).toMatchObject({ status: 200 });
   });
 });

@@ -1,5 +1,7 @@
 import { startTestApp, unique, type TestApp } from '../helpers/test-app.js';
 import { aLocation, aRemoteSpot, aResident, adminEnv, loginAdmin, offset } from '../builders/locations.js';
+import { snapToCell } from '../../src/modules/locations/public-grid.js';
+import { sql } from '../helpers/sql.js';
 
 let app: TestApp;
 const admin = adminEnv();
@@ -40,7 +42,8 @@ describe('nearby and search', () => {
     expect(res.body.locations.map((l: any) => l.id)).toEqual(ids.slice(0, 2));
     expect(res.body.count).toBe(2);
     expect(res.body.locations[0]).toEqual({ id: ids[0], name: names[0], confidence_score: expect.any(Number), estimated_radius: 500, distance_km: expect.any(Number), total_users: 1 });
-    expect(res.body.locations[0].distance_km).toBeCloseTo(0.5, 1);
+    // Measured to the published centre (a grid-cell centre, at most 400 m from the member's point).
+    expect(Math.abs(res.body.locations[0].distance_km - 0.5)).toBeLessThanOrEqual(0.4);
     const wide = await app.rest('GET', '/api/locations/locations/nearby/', { token, query: { ...origin, max_distance: 10 } });
     expect(wide.body.locations.map((l: any) => l.id)).toEqual(ids);
     // A blank max_distance (a form field left empty) is the default 5 km, not an error.
@@ -104,7 +107,8 @@ describe('list and detail', () => {
     const a = await aLocation(app, { size: 1 });
     const token = a.residents[0].token;
     const res = await both('locations.detail', 'GET', `/api/locations/locations/${a.id}/`, { location_id: a.id }, token, {});
-    expect(res.body).toMatchObject({ id: a.id, name: a.name, latitude: a.spot.latitude, longitude: a.spot.longitude, estimated_radius: 500, total_users: 1, needs_verification: false, is_auto_generated: false, moderator_approved: false, post_count: 0 });
+    // The original pair is published as the centre of its grid cell, never the creator's point.
+    expect(res.body).toMatchObject({ id: a.id, name: a.name, ...snapToCell(a.spot.latitude, a.spot.longitude), estimated_radius: 500, total_users: 1, needs_verification: false, is_auto_generated: false, moderator_approved: false, post_count: 0 });
     const legacy = await both('locations.legacy_detail', 'GET', `/api/locations/${a.id}/`, { location_id: a.id }, token, {});
     expect(legacy.body).toEqual(res.body);
     const unknown = '00000000-0000-4000-8000-000000000000';
@@ -114,20 +118,28 @@ describe('list and detail', () => {
 
 describe('moderation', () => {
   test('when a user flags a location, then it needs verification and analytics counts it (staff only)', async () => {
+    const staff = await aResident(app);
+    await app.rest('PATCH', `/api/admin/users/${staff.username}/`, { token: adminToken, body: { is_staff: true } });
+    const analytics = async () => (await both('locations.analytics', 'GET', '/api/locations/locations/analytics/', {}, staff.token)).body;
+    const before = await analytics();
+    expect(before.summary).toEqual({ total_locations: expect.any(Number), low_confidence_count: expect.any(Number), needs_verification_count: expect.any(Number), auto_generated_count: expect.any(Number), recent_suggestions_count: expect.any(Number) });
+
+    // Two new locations (one geocoded, one auto-generated), both of low confidence; one flagged, one named.
     const a = await aLocation(app, { size: 1 });
     const user = a.residents[0];
+    const loner = await aResident(app);
+    expect((await app.rest('POST', '/api/locations/locations/smart_update/', { token: loner.token, body: aRemoteSpot() })).status).toBe(201);
     const flag = await app.rest('POST', `/api/locations/locations/${a.id}/flag_for_review/`, { token: user.token, body: { reason: 'Wrong name' } });
     expect(flag).toMatchObject({ status: 200, body: { message: 'Location flagged for review', location_id: a.id, needs_verification: true } });
     const flagSocket = await app.emit('locations.flag_for_review', { location_id: a.id, reason: 'Wrong name' }, { token: user.token });
     expect(flagSocket).toEqual({ status: 200, body: flag.body });
+    expect((await app.rest('POST', `/api/locations/locations/${a.id}/suggest_name/`, { token: user.token, body: { name: 'Counted Place' } })).status).toBe(200);
     expect(await both('locations.analytics', 'GET', '/api/locations/locations/analytics/', {}, user.token)).toMatchObject({ status: 403, body: FORBIDDEN });
-    const staff = await aResident(app);
-    await app.rest('PATCH', `/api/admin/users/${staff.username}/`, { token: adminToken, body: { is_staff: true } });
-    const stats = await both('locations.analytics', 'GET', '/api/locations/locations/analytics/', {}, staff.token);
-    expect(stats.status).toBe(200);
-    expect(stats.body.summary).toEqual({ total_locations: expect.any(Number), low_confidence_count: expect.any(Number), needs_verification_count: expect.any(Number), auto_generated_count: expect.any(Number), recent_suggestions_count: expect.any(Number) });
-    expect(stats.body.summary.needs_verification_count).toBeGreaterThanOrEqual(1);
-    expect(stats.body.top_locations[0]).toEqual({ id: expect.any(String), name: expect.any(String), total_users: expect.any(Number), confidence_score: expect.any(Number) });
+
+    const after = await analytics();
+    const increase = Object.fromEntries(Object.keys(before.summary).map((k) => [k, after.summary[k] - before.summary[k]]));
+    expect(increase).toEqual({ total_locations: 2, low_confidence_count: 2, needs_verification_count: 1, auto_generated_count: 1, recent_suggestions_count: 1 });
+    expect(after.top_locations[0]).toEqual({ id: expect.any(String), name: expect.any(String), total_users: expect.any(Number), confidence_score: expect.any(Number) });
   });
 
   test('when an administrator recalculates a boundary, then centre = centroid and radius = bounded 90th percentile of member distances', async () => {
@@ -154,30 +166,36 @@ describe('moderation', () => {
     expect(denied).toMatchObject({ status: 403, body: FORBIDDEN });
     const res = await app.rest('POST', `/api/locations/locations/${id}/update_boundary/`, { token: adminToken });
     expect(res.status).toBe(200);
+    // The exact boundary stays internal: centre = centroid, radius = bounded p90 ...
     const meanNorth = norths.reduce((s, n) => s + n, 0) / norths.length;
-    expect((res.body.location.center_latitude - spot.latitude) * 111_320).toBeCloseTo(meanNorth, -1);
+    const [exact] = await sql<{ lat: number; radius: number }>('SELECT ST_Y(member_centroid::geometry) AS lat, member_radius AS radius FROM locations WHERE id = $1', [id]);
+    expect((exact.lat - spot.latitude) * 111_320).toBeCloseTo(meanNorth, -1);
     const ds = norths.map((n) => Math.abs(n - meanNorth)).sort((x, y) => x - y);
     const rank = 0.9 * (ds.length - 1);
     const p90 = ds[Math.floor(rank)] + (ds[Math.ceil(rank)] - ds[Math.floor(rank)]) * (rank - Math.floor(rank));
-    expect(Math.abs(res.body.location.estimated_radius - Math.min(2000, p90))).toBeLessThan(15);
+    expect(Math.abs(exact.radius - Math.min(2000, p90))).toBeLessThan(15);
+    // ... and with 10 members the published one follows it: the centroid's grid cell, the radius in 100 m steps.
+    expect(res.body.location).toMatchObject({ ...Object.fromEntries(Object.entries(snapToCell(exact.lat, spot.longitude)).map(([k, v]) => [`center_${k}`, v])), estimated_radius: Math.round(exact.radius / 100) * 100 });
     expect(res.body).toMatchObject({ message: 'Boundary updated', members_with_coordinates: 10, previous: { estimated_radius: 500 } });
     // Over the socket the same operation answers the same shape (boundary unchanged now).
     const again = await app.emit('locations.update_boundary', { location_id: id }, { token: adminToken });
     expect(again).toMatchObject({ status: 200, body: { message: 'Boundary unchanged', location: { estimated_radius: res.body.location.estimated_radius } } });
   });
 
-  test('when a wider cluster is spread over more than 2 km, then the radius is capped at 2000 m', async () => {
+  test('when a wider cluster of 10 members is spread over more than 2 km, then the radius is capped at 2000 m', async () => {
     const spot = aRemoteSpot();
     const city = unique('Vast ');
-    for (const north of [0, 5000, -5000, 9000]) {
+    // Ten members: below that a location publishes its initial 500 m whatever its members do.
+    const norths = [0, 5000, -5000, 9000, -9000, 7000, -7000, 3000, -3000, 8000];
+    let token = '';
+    for (const north of norths) {
       const u = await aResident(app);
       await app.rest('POST', '/api/users/update-location/', { token: u.token, body: { city, ...offset(spot, north, 0) } });
-      if (north === 9000) {
-        const id = (await app.rest('GET', '/api/users/profile/', { token: u.token })).body.location.id;
-        const res = await app.rest('POST', `/api/locations/locations/${id}/update_boundary/`, { token: adminToken });
-        expect(res.body.location.estimated_radius).toBe(2000);
-      }
+      token = u.token;
     }
+    const id = (await app.rest('GET', '/api/users/profile/', { token })).body.location.id;
+    const res = await app.rest('POST', `/api/locations/locations/${id}/update_boundary/`, { token: adminToken });
+    expect(res.body.location.estimated_radius).toBe(2000);
   });
 
   test('when an administrator patches a location, then the flags change over both transports and a normal user gets 403', async () => {

@@ -1,5 +1,12 @@
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 import { aLocation, aRemoteSpot, aResident, moveTo, offset } from '../builders/locations.js';
+import { snapToCell } from '../../src/modules/locations/public-grid.js';
+import { sql } from '../helpers/sql.js';
+
+const publishedCentre = (spot: { latitude: number; longitude: number }) => {
+  const cell = snapToCell(spot.latitude, spot.longitude);
+  return { center_latitude: cell.latitude, center_longitude: cell.longitude };
+};
 
 let app: TestApp;
 beforeAll(async () => {
@@ -13,14 +20,14 @@ const PATH = '/api/locations/locations/smart_update/';
 const address = (city: string) => ({ geocoded_data: { address: { country: 'Testland', state: 'Far South', city, neighbourhood: `${city} Quay` } } });
 
 describe('smart_update', () => {
-  test('when several users arrive at nearby coordinates, then they converge on one location whose centre and radius follow them', async () => {
+  test('when several users arrive at nearby coordinates, then they converge on one location; its exact boundary follows them internally while the published one stays on its grid cell', async () => {
     const spot = aRemoteSpot();
     const first = await aResident(app);
     const created = await moveTo(app, first, spot, address('Tidewater'));
     expect(created).toMatchObject({
       source: 'new',
       needs_more_data: false,
-      location: { name: 'Tidewater Quay', estimated_radius: 500, total_users: 1, is_auto_generated: false, center_latitude: spot.latitude, center_longitude: spot.longitude },
+      location: { name: 'Tidewater Quay', estimated_radius: 500, total_users: 1, is_auto_generated: false, ...publishedCentre(spot) },
     });
     const id = created.location.id;
     // Four more within 150 m: each joins the same location; from the second member on the boundary is redrawn.
@@ -31,10 +38,13 @@ describe('smart_update', () => {
       expect(last).toMatchObject({ source: 'existing', location: { id, name: 'Tidewater Quay' } });
     }
     expect(last.location.total_users).toBe(5);
-    // Centre = centroid of the five points (the spot itself, symmetric offsets); radius = p90 of ~0,100,100,100,100 m → bounded to 200.
-    expect(last.location.center_latitude).toBeCloseTo(spot.latitude, 5);
-    expect(last.location.center_longitude).toBeCloseTo(spot.longitude, 5);
-    expect(last.location.estimated_radius).toBe(200);
+    // Internally, centre = centroid of the five points (the spot itself, symmetric offsets); radius = p90 of ~0,100,100,100,100 m → bounded to 200.
+    const [exact] = await sql<{ lat: number; lon: number; radius: number }>('SELECT ST_Y(member_centroid::geometry) AS lat, ST_X(member_centroid::geometry) AS lon, member_radius AS radius FROM locations WHERE id = $1', [id]);
+    expect(exact.lat).toBeCloseTo(spot.latitude, 5);
+    expect(exact.lon).toBeCloseTo(spot.longitude, 5);
+    expect(exact.radius).toBe(200);
+    // Published: five members are fewer than ten, so the cell the location began in and the initial 500 m.
+    expect(last.location).toMatchObject({ ...publishedCentre(spot), estimated_radius: 500 });
     expect(last.location).toEqual(expect.objectContaining({ country: 'Testland', state: 'Far South', city: 'Tidewater', neighbourhood: 'Tidewater Quay' }));
   });
 
@@ -49,8 +59,7 @@ describe('smart_update', () => {
         name: `Area ${spot.latitude.toFixed(3)}, ${spot.longitude.toFixed(3)}`,
         confidence_score: expect.any(Number),
         estimated_radius: 500,
-        center_latitude: spot.latitude,
-        center_longitude: spot.longitude,
+        ...publishedCentre(spot),
         total_users: 1,
         is_auto_generated: true,
       },
@@ -104,6 +113,12 @@ describe('smart_update', () => {
     for (let round = 0; round < 3; round++) {
       const place = await aLocation(app, { size: 1 });
       const users = [await aResident(app), await aResident(app), await aResident(app), await aResident(app)];
+      // Only people of the place may name it: these have a point by it (as a phone sends before joining),
+      // so their suggestion is allowed whether it runs before or after their move.
+      for (const [i, u] of users.entries()) {
+        const { latitude, longitude } = offset(place.spot, i + 1, 0);
+        await sql('UPDATE users SET point = ST_SetSRID(ST_MakePoint($1, $2), 4326)::geography WHERE id = $3', [longitude, latitude, u.id]);
+      }
       const answers = await Promise.all(
         users.flatMap((u, i) => [
           app.rest('POST', PATH, { token: u.token, body: offset(place.spot, i + 1, 0) }),

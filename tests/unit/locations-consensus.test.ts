@@ -104,3 +104,21 @@ describe('confidence and the rename thresholds', () => {
     expect(d.rename).toBe(false);
   });
 });
+
+describe('bounded grouping', () => {
+  /** n names of 14 letters that are pairwise far apart (each a different run of the alphabet, shifted). */
+  const distinctNames = (n: number) =>
+    Array.from({ length: n }, (_, i) => ({ name: Array.from({ length: 14 }, (_, k) => String.fromCharCode(97 + ((i * 7 + k * (i % 5 + 1)) % 26))).join('') + i, weight: 1 + (n - i) / n }));
+
+  test('when a location collected 500 distinct names, then only the heaviest 25 are grouped (25 groups at most), and the lighter ones still dilute the agreement', () => {
+    const votes = distinctNames(500);
+    const groups = groupNames(votes);
+    expect(groups.length).toBeLessThanOrEqual(25);
+    expect(groups[0].representative).toBe(votes[0].name);
+    const total = votes.reduce((s, v) => s + v.weight, 0);
+    const decision = decideConsensus({ currentName: 'Oldtown', totalUsers: 500, moderatorApproved: false, votes: votes.slice(0, 25), totals: { weight: total, suggesters: 500 } });
+    // agreement = the top name's share of all 500 suggestions (about 0.4 %), not of the 25 considered.
+    expect(decision.candidate?.confidence).toBeCloseTo(0.5 * (votes[0].weight / total) + 0.3, 3);
+    expect(decision.rename).toBe(false);
+  });
+});

@@ -28,13 +28,22 @@ export function tallyNames(votes: readonly Vote[]): Vote[] {
 }
 
 /**
- * Greedy grouping at 85 %: names are visited heaviest first; each joins the first group whose
- * representative it resembles at or above the threshold, or founds a new group. Visiting heaviest
- * first makes the representative the highest-weighted member, and the result deterministic.
+ * The distinct names (exact text, heaviest first) that grouping considers. Grouping compares each name
+ * with every group found so far, so its cost grows with the square of the names: capped, a location
+ * that collected thousands of names costs at most 25 × 24 / 2 comparisons per decision, like one that
+ * collected 25. Lighter names still count in the total weight (they lower every group's agreement),
+ * they just found no group of their own.
+ */
+export const CONSIDERED_NAMES = 25;
+
+/**
+ * Greedy grouping at 85 %: the heaviest CONSIDERED_NAMES names are visited heaviest first; each joins the
+ * first group whose representative it resembles at or above the threshold, or founds a new group.
+ * Visiting heaviest first makes the representative the highest-weighted member, and the result deterministic.
  */
 export function groupNames(votes: readonly Vote[]): NameGroup[] {
   const groups: NameGroup[] = [];
-  for (const vote of tallyNames(votes)) {
+  for (const vote of tallyNames(votes).slice(0, CONSIDERED_NAMES)) {
     const home = groups.find((g) => nameSimilarity(g.representative, vote.name) >= SIMILARITY_GROUPING_THRESHOLD);
     if (home) {
       home.names.push(vote);
@@ -88,8 +97,10 @@ export interface ConsensusState {
   currentName: string;
   totalUsers: number;
   moderatorApproved: boolean;
-  /** One vote per suggester (the active suggestion of each user). */
+  /** One vote per suggester (the active suggestion of each user), or, with `totals`, the heaviest names already summed. */
   votes: readonly Vote[];
+  /** Weight and number of all active suggestions, when `votes` holds only the heaviest names (the database summed them). */
+  totals?: { weight: number; suggesters: number };
 }
 
 export interface ConsensusDecision {
@@ -104,8 +115,8 @@ export interface ConsensusDecision {
 
 export function decideConsensus(state: ConsensusState): ConsensusDecision {
   const groups = groupNames(state.votes);
-  const total = groups.reduce((sum, g) => sum + g.totalWeight, 0);
-  const suggesters = state.votes.length;
+  const total = state.totals?.weight ?? state.votes.reduce((sum, v) => sum + v.weight, 0);
+  const suggesters = state.totals?.suggesters ?? state.votes.length;
   const share = (g: NameGroup | null) => (g && total > 0 ? g.totalWeight / total : 0);
   const currentConfidence = confidence({ agreement: share(groupOf(groups, state.currentName)), suggesters, totalUsers: state.totalUsers, moderatorApproved: state.moderatorApproved });
   const winner = groups[0];

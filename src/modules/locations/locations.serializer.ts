@@ -56,9 +56,13 @@ export function serializeLocation(row: LocationRow): LocationBody {
   };
 }
 
-/** The top name groups of a location's consensus map, as `{name, votes}` (votes = summed weight). */
-export function topSuggestions(nameSuggestions: Record<string, number> | null | undefined, limit = 3): Array<{ name: string; votes: number }> {
-  const votes = Object.entries(nameSuggestions ?? {}).map(([name, weight]) => ({ name, weight: Number(weight) }));
+/**
+ * The top name groups as `{name, votes}` (votes = summed weight): stored by the last consensus refresh.
+ * A row no refresh has touched since migration 0006 groups its stored map (itself capped by groupNames).
+ */
+export function topSuggestions(row: Pick<LocationRow, 'topSuggestions' | 'nameSuggestions'>, limit = 3): Array<{ name: string; votes: number }> {
+  if (row.topSuggestions) return row.topSuggestions.slice(0, limit);
+  const votes = Object.entries(row.nameSuggestions ?? {}).map(([name, weight]) => ({ name, weight: Number(weight) }));
   return groupNames(votes)
     .slice(0, limit)
     .map((g) => ({ name: g.representative, votes: round4(g.totalWeight) }));
@@ -68,7 +72,7 @@ export function serializeLocationListItem(row: LocationRow, counts: { postCount:
   return {
     ...serializeLocation(row),
     is_high_confidence: row.confidenceScore >= HIGH_CONFIDENCE,
-    top_suggestions: topSuggestions(row.nameSuggestions),
+    top_suggestions: topSuggestions(row),
     post_count: counts.postCount,
     store_count: counts.storeCount,
   };

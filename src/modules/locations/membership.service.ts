@@ -4,6 +4,7 @@ import type { Tx } from '../../platform/db.js';
 import { HIERARCHY_LEVELS, locations, users, type HierarchyLevel } from '../../models/index.js';
 import { pointEwkt } from '../../models/geography.js';
 import { isBoundaryRecalculationDue } from './boundary-policy.js';
+import { snapToCell } from './public-grid.js';
 import { recalculateBoundary } from './boundary.service.js';
 import { refreshConsensus } from './consensus.service.js';
 
@@ -42,26 +43,30 @@ export async function findOrCreateLocationByHierarchy(tx: Tx, h: Hierarchy, coor
   const [existing] = await tx.select({ id: locations.id, name: locations.name, point: locations.point }).from(locations).where(and(...conditions)).limit(1);
   if (existing) {
     if (!existing.point && coords) {
+      // The location's coordinates are published: the cell of the point, never the point (public-grid.ts).
+      const cell = snapToCell(coords.latitude, coords.longitude);
       await tx
         .update(locations)
-        .set({ latitude: coords.latitude, longitude: coords.longitude, point: pointEwkt(coords.longitude, coords.latitude), updatedAt: new Date() })
+        .set({ latitude: cell.latitude, longitude: cell.longitude, point: pointEwkt(cell.longitude, cell.latitude), updatedAt: new Date() })
         .where(eq(locations.id, existing.id));
     }
     return { id: existing.id, name: existing.name };
   }
   const levels = Object.fromEntries(HIERARCHY_LEVELS.map((l) => [l, h[l]?.trim() || null]));
-  const point = coords ? pointEwkt(coords.longitude, coords.latitude) : null;
+  const cell = coords ? snapToCell(coords.latitude, coords.longitude) : null;
+  const point = cell ? pointEwkt(cell.longitude, cell.latitude) : null;
   const [created] = await tx
     .insert(locations)
     .values({
       ...levels,
       name: nameFromHierarchy(h),
-      latitude: coords?.latitude ?? null,
-      longitude: coords?.longitude ?? null,
+      latitude: cell?.latitude ?? null,
+      longitude: cell?.longitude ?? null,
       point,
       center: point,
-      centerLatitude: coords?.latitude ?? null,
-      centerLongitude: coords?.longitude ?? null,
+      centerLatitude: cell?.latitude ?? null,
+      centerLongitude: cell?.longitude ?? null,
+      memberCentroid: coords ? pointEwkt(coords.longitude, coords.latitude) : null,
     })
     .returning({ id: locations.id, name: locations.name });
   return created;

@@ -1,6 +1,6 @@
-import { and, count, desc, eq } from 'drizzle-orm';
+import { and, count, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { AuthedContext } from '../../core/context.js';
-import { AppError } from '../../core/errors.js';
+import { AppError, forbidden } from '../../core/errors.js';
 import { pageParams, paginated } from '../../core/pagination.js';
 import { locationNameSuggestions, locations, users } from '../../models/index.js';
 import { platform } from '../../platform/index.js';
@@ -8,7 +8,7 @@ import { transaction, type DbOrTx, type Tx } from '../../platform/db.js';
 import type { PendingEvents } from '../../core/events.js';
 import type { LocationRow } from '../../models/index.js';
 import { userActivityCount } from './activity-counts.js';
-import { refreshConsensus, type ConsensusOutcome } from './consensus.service.js';
+import { heaviestNames, refreshConsensus, type ConsensusOutcome } from './consensus.service.js';
 import { groupNames, groupOf } from './consensus.js';
 import { getLocationOr404, lockLocation } from './locations.queries.js';
 import { validateSuggestedName } from './name-rules.js';
@@ -53,9 +53,32 @@ export async function recordSuggestion(tx: Tx, events: PendingEvents, location: 
 
 const topOf = (outcome: ConsensusOutcome) => outcome.decision.groups.slice(0, 3).map((g) => ({ name: g.representative, votes: round4(g.totalWeight) }));
 
+/**
+ * How far beyond a location's published radius a non-member may live and still name it: the 400 m by which
+ * the published centre can miss the members' centroid, and some 600 m of neighbours beyond the boundary.
+ */
+export const SUGGESTER_REACH_MARGIN_M = 1000;
+
+/**
+ * Only people of the place name it: its members, and people whose own point lies within its published
+ * radius plus SUGGESTER_REACH_MARGIN_M of its published centre (neighbours, people on the way in). Anyone
+ * else is 403: a stranger's name could only dilute the members' agreement, and each name costs the
+ * consensus work. The answer depends only on the caller's own point and what the location publishes.
+ */
+export async function assertMayName(db: DbOrTx, userId: string, locationId: string): Promise<void> {
+  const result = await db.execute<{ allowed: boolean }>(sql`
+    SELECT (${users.locationId} IS NOT DISTINCT FROM ${locations.id})
+        OR (${users.point} IS NOT NULL AND ${locations.center} IS NOT NULL
+            AND ST_DWithin(${users.point}, ${locations.center}, ${locations.estimatedRadius} + ${SUGGESTER_REACH_MARGIN_M})) AS allowed
+    FROM ${users}, ${locations}
+    WHERE ${users.id} = ${userId} AND ${locations.id} = ${locationId}`);
+  if (result.rows[0]?.allowed !== true) throw forbidden();
+}
+
 /** POST .../{location_id}/suggest_name/: either renames the location (accepted) or records the vote. */
 export async function suggestName(ctx: AuthedContext, locationId: string, rawName: unknown) {
   await getLocationOr404(locationId);
+  await assertMayName(platform.db, ctx.user.id, locationId);
   await consumeSuggestionBudget(ctx.user.id);
   const name = validateSuggestedName(rawName, 'name');
   const outcome = await transaction(platform.db, async (tx, events) => recordSuggestion(tx, events, await lockLocation(tx, locationId), ctx.user.id, name));
@@ -100,12 +123,12 @@ export async function nameSuggestions(ctx: AuthedContext, locationId: string, in
   const location = await getLocationOr404(locationId);
   const header = { location_name: location.name, confidence_score: location.confidenceScore };
   const where = eq(locationNameSuggestions.locationId, locationId);
-  const base = () =>
+  const base = (condition = where) =>
     platform.db
       .select(suggestionColumns)
       .from(locationNameSuggestions)
       .innerJoin(users, eq(users.id, locationNameSuggestions.userId))
-      .where(where)
+      .where(condition)
       .orderBy(desc(locationNameSuggestions.voteWeight), desc(locationNameSuggestions.createdAt), locationNameSuggestions.id);
 
   if (input.show_individual) {
@@ -128,20 +151,25 @@ export async function nameSuggestions(ctx: AuthedContext, locationId: string, in
     };
   }
 
-  const rows = await base();
-  const grouped = groupNames(rows.map((r) => ({ name: r.suggestedName, weight: r.voteWeight })));
+  // Grouped over the heaviest names only (the consensus's own cap), so the view costs the same bounded
+  // comparisons however many names were suggested; the suggestions listed are those of these names.
+  const { names, totals } = await heaviestNames(platform.db, locationId);
+  const grouped = groupNames(names);
+  const considered = grouped.flatMap((g) => g.names.map((n) => n.name));
+  const rows = considered.length ? await base(and(where, inArray(locationNameSuggestions.suggestedName, considered))) : [];
   return {
     ...header,
-    total_suggestions: rows.length,
+    total_suggestions: totals.suggesters,
     view_type: 'grouped' as const,
     grouped_suggestions: grouped.map((g) => {
       const members = new Set(g.names.map((n) => n.name));
+      const suggestions = rows.filter((r) => members.has(r.suggestedName));
       return {
         representative_name: g.representative,
         total_weight: round4(g.totalWeight),
-        suggestion_count: rows.filter((r) => members.has(r.suggestedName)).length,
+        suggestion_count: suggestions.length,
         is_current_name: groupOf([g], location.name) !== null,
-        suggestions: rows.filter((r) => members.has(r.suggestedName)).map(suggestionBody),
+        suggestions: suggestions.map(suggestionBody),
       };
     }),
     consensus_data: location.nameSuggestions ?? {},
