@@ -83,6 +83,8 @@ export async function register(input: RegisterInput, ctx: RequestContext): Promi
     }
     throw err;
   }
+  // The device that created the account is the owner's: it gets its own login budget (login-clients.ts).
+  await rememberLoginClient(userId, ctx.ip);
   const user = await findUserById(userId);
   return { status: 201, body: { ...tokens, user: serializeUser(user!, ctx) }, cookies: [refreshCookie(tokens.refresh_token)] };
 }
