@@ -141,7 +141,15 @@ describe('deactivation and rights', () => {
     await patch(caller, user.username, { is_active: true });
     expect(await profile(caller, user.token)).toMatchObject({ status: 401, body: INVALID_TOKEN });
     expect(await socketAccepts(user.token)).toBe(false);
-    expect((await profile(caller, (await login(caller, user)).access_token)).status).toBe(200);
+    const fresh = (await login(caller, user)).access_token;
+    expect((await profile(caller, fresh)).status).toBe(200);
+    // A socket opened with the new token can call operations, not only connect.
+    const socket = await app.socket(fresh);
+    try {
+      expect(await socket.timeout(10000).emitWithAck('users.profile', {})).toMatchObject({ status: 200, body: { id: user.id } });
+    } finally {
+      socket.close();
+    }
   });
 
   test('when an administrator changes is_staff or is_verified, then user.access_changed is published; a no-op change publishes nothing', async () => {

@@ -101,7 +101,9 @@ function issuedAtMs(claims: Partial<AccessClaims>): number | null {
  * the user is gone or deactivated, the token's session was ended (logout, refresh-token reuse), or the
  * token was issued at or before the user's sessions were invalidated (password reset, deactivation).
  * passport-jwt calls this on REST; the socket transport calls it with the claims it verified at the
- * handshake: one rule for both. Claims without an issue time count as issued before any invalidation.
+ * handshake: one rule for both. A verified token always has an issue time; claims without one are a
+ * caller's shorthand (a user id it already checked) and are judged by the user and the session alone, so
+ * the socket transport must pass the claims it verified for the time check to apply to live sockets.
  */
 export async function userFromAccessClaims(claims: Partial<AccessClaims>): Promise<AuthUser | null> {
   if (claims.type !== 'access' || typeof claims.sub !== 'string' || !UUID.test(claims.sub)) return null;
@@ -109,10 +111,8 @@ export async function userFromAccessClaims(claims: Partial<AccessClaims>): Promi
   const { rows } = await platform.database.pool.query<AccessUserRow>({ text: ACCESS_USER_SQL, values: [claims.sub, sid] });
   const row = rows[0];
   if (!row || !row.is_active || !row.session_live) return null;
-  if (row.tokens_valid_after) {
-    const issued = issuedAtMs(claims);
-    if (issued === null || issued <= row.tokens_valid_after.getTime()) return null;
-  }
+  const issued = issuedAtMs(claims);
+  if (row.tokens_valid_after && issued !== null && issued <= row.tokens_valid_after.getTime()) return null;
   return { id: row.id, username: row.username, email: row.email, isStaff: row.is_staff, isAdmin: row.is_admin, isVerified: row.is_verified };
 }
 
