@@ -8,6 +8,7 @@ import type { BenchCase } from './cases/case.js';
 import { accountsCase } from './cases/accounts.js';
 import { locationsCase } from './cases/locations.js';
 import { runStartup } from './startup.js';
+import { formatKernelTable, runKernel } from './kernel/run.js';
 
 /**
  * `npm run bench` runs every case; `npm run bench -- locations accounts` runs those named.
@@ -17,8 +18,13 @@ import { runStartup } from './startup.js';
  */
 const DB_CASES: BenchCase[] = [accountsCase, locationsCase];
 DB_CASES.push((await import('./cases/locations-naming.js')).locationsNamingCase);
-const ALL = [...DB_CASES.map((c) => c.name), 'startup'];
+const ALL = [...DB_CASES.map((c) => c.name), 'kernel', 'startup'];
 const RESULTS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'results');
+
+const numberFlag = (argv: string[], name: string): number | null => {
+  const flag = argv.find((a) => a.startsWith(`--${name}=`));
+  return flag ? Number(flag.split('=')[1]) : null;
+};
 
 function parseArgs(argv: string[]): { names: string[]; args: BenchArgs } {
   const names = argv.filter((a) => !a.startsWith('--'));
@@ -31,7 +37,7 @@ function parseArgs(argv: string[]): { names: string[]; args: BenchArgs } {
   };
 }
 
-async function writeResults(caseName: string, rows: Summary[], extra: Record<string, unknown>): Promise<string> {
+async function writeResults(caseName: string, rows: unknown[], extra: Record<string, unknown>): Promise<string> {
   await fs.mkdir(RESULTS_DIR, { recursive: true });
   const date = new Date().toISOString().replace(/[:.]/g, '-');
   const file = path.join(RESULTS_DIR, `${caseName}-${date}.json`);
@@ -57,6 +63,15 @@ async function main() {
     } finally {
       await bench.stop();
     }
+  }
+  if (names.includes('kernel')) {
+    const argv = process.argv.slice(2);
+    const load = { concurrency: numberFlag(argv, 'concurrency') ?? 20, durationMs: (numberFlag(argv, 'duration') ?? 5) * 1000, warmupMs: (numberFlag(argv, 'warmup') ?? 2) * 1000 };
+    const only = argv.find((a) => a.startsWith('--database='))?.split('=')[1];
+    const databases: Array<'server' | 'embedded'> = only === 'server' || only === 'embedded' ? [only] : ['server', 'embedded'];
+    const rows = await runKernel({ ...load, databases });
+    console.log(formatKernelTable(rows, load));
+    console.log(`  results: ${await writeResults('kernel', rows, { load })}`);
   }
   // Last, with the benchmark server stopped: the start-up runs must not share the CPU with it.
   if (names.includes('startup')) {

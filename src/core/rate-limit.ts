@@ -11,18 +11,26 @@ const storedKey = (key: string) => (key.length <= 200 ? key : `sha256:${crypto.c
 
 /**
  * Counters for operation rate limits: in memory on a single node, in Redis when REDIS_URL is set
- * so that every node counts the same requests.
+ * so that every node counts the same requests. While Redis is unreachable each node counts in its own
+ * memory instead (the insurance limiter): a Redis blip must not turn login and register into 500s,
+ * and must not lift the limits either (a cluster of N nodes allows up to N budgets meanwhile).
  */
 export class RateLimits {
   private readonly limiters = new Map<string, RateLimiterAbstract>();
+  private readonly enabled: boolean;
 
   constructor(
     private readonly redis: Redis | null,
     private readonly keyPrefix: string,
-  ) {}
+    /** enabled: false (RATE_LIMITS=off) counts nothing; for benchmarks and load tests only. */
+    opts: { enabled?: boolean } = {},
+  ) {
+    this.enabled = opts.enabled ?? true;
+  }
 
   /** Count one request against `bucket`; throws 429 with Retry-After when the budget is spent. */
   async consume(bucket: string, key: string, points: number, durationSeconds: number): Promise<void> {
+    if (!this.enabled) return;
     const limiter = this.limiter(bucket, points, durationSeconds);
     try {
       await limiter.consume(storedKey(key));
@@ -42,7 +50,16 @@ export class RateLimits {
     let limiter = this.limiters.get(id);
     if (!limiter) {
       const opts = { keyPrefix: `${this.keyPrefix}:${bucket}`, points, duration };
-      limiter = this.redis ? new RateLimiterRedis({ ...opts, storeClient: this.redis, useRedisPackage: false }) : new RateLimiterMemory(opts);
+      limiter = this.redis
+        ? new RateLimiterRedis({
+            ...opts,
+            storeClient: this.redis,
+            useRedisPackage: false,
+            // Not ready (reconnecting): count in memory at once instead of queueing behind the reconnect.
+            rejectIfRedisNotReady: true,
+            insuranceLimiter: new RateLimiterMemory(opts),
+          })
+        : new RateLimiterMemory(opts);
       this.limiters.set(id, limiter);
       this.limiters.set(bucket, limiter);
     }

@@ -1,9 +1,7 @@
-import crypto from 'node:crypto';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import express, { type RequestHandler } from 'express';
 import cookieParser from 'cookie-parser';
-import { pinoHttp } from 'pino-http';
 import { sql } from 'drizzle-orm';
 import type { Operation } from '../core/operation.js';
 import type { OperationRunner } from '../core/run-operation.js';
@@ -15,6 +13,7 @@ import { docsPage, docsInit } from './docs-page.js';
 import { errorHandler, notFoundHandler } from './errors.js';
 import { requestBaseUrl } from './context.js';
 import { isTrustedProxy } from '../core/client-address.js';
+import { requestLogger } from './request-log.js';
 
 /** The Express application: middleware, health, docs, media, and every operation as a route. */
 export function createHttpApp(operations: readonly Operation[], runner: OperationRunner): express.Express {
@@ -24,20 +23,7 @@ export function createHttpApp(operations: readonly Operation[], runner: Operatio
   // Behind nginx (the cluster profile) the client's address and scheme come from X-Forwarded-*,
   // believed only from a proxy in a private network (see core/client-address.ts).
   app.set('trust proxy', (address: string) => isTrustedProxy(address));
-  app.use(
-    pinoHttp({
-      logger: platform.log,
-      genReqId: (req, res) => {
-        // A caller's id is kept so a request can be traced across services, if it looks like an id:
-        // it is echoed in a header and written to every log line of the request.
-        const given = req.headers['x-request-id'];
-        const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : crypto.randomUUID();
-        res.setHeader('X-Request-Id', id);
-        return id;
-      },
-      autoLogging: config.NODE_ENV !== 'test',
-    }),
-  );
+  app.use(requestLogger(platform.log, { autoLogging: config.NODE_ENV !== 'test' }));
   app.use(cors(config.CORS_ORIGINS));
   app.use(cookieParser());
   app.use(rejectUnsupportedContentType);
@@ -68,8 +54,6 @@ export function createHttpApp(operations: readonly Operation[], runner: Operatio
   app.use(errorHandler);
   return app;
 }
-
-const REQUEST_ID = /^[\w.:\-]{1,128}$/;
 
 const BODY_TYPES = ['application/json', 'multipart/form-data', 'application/x-www-form-urlencoded'];
 

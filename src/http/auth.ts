@@ -20,7 +20,9 @@ export function configurePassport(): passport.PassportStatic {
     new JwtStrategy(
       {
         jwtFromRequest: ExtractJwt.fromAuthHeaderAsBearerToken(),
-        secretOrKeyProvider: (_req, _token, done) => done(null, platform.jwtSecret),
+        // The KeyObject made once at start: a string secret costs a key parse per request (jsonwebtoken 9).
+        // Read at call time, since a test process starts several servers, each with its own secret.
+        secretOrKeyProvider: (_req, _token, done) => done(null, platform.jwtKey as unknown as string),
         algorithms: ['HS256'],
       },
       (claims: Record<string, unknown>, done: (err: unknown, user?: AuthUser | false) => void) => {

@@ -1,4 +1,4 @@
-import { pgTable, uuid, text, numeric, boolean, timestamp, integer, type AnyPgColumn } from 'drizzle-orm/pg-core';
+import { pgTable, primaryKey, uuid, text, numeric, boolean, timestamp, integer, type AnyPgColumn } from 'drizzle-orm/pg-core';
 import { geographyPoint } from './geography.js';
 import { locations } from './locations.js';
 
@@ -33,6 +33,8 @@ export const users = pgTable('users', {
   refCampaign: text('ref_campaign'),
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  /** Access tokens issued at or before this moment are refused (sessions ended: password reset, deactivation). */
+  tokensValidAfter: timestamp('tokens_valid_after', { withTimezone: true }),
 });
 
 export const refreshTokens = pgTable('refresh_tokens', {
@@ -41,8 +43,21 @@ export const refreshTokens = pgTable('refresh_tokens', {
   familyId: uuid('family_id').notNull(),
   expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
   revokedAt: timestamp('revoked_at', { withTimezone: true }),
+  /** The successor issued when this token was rotated (reuse grace window). */
+  replacedBy: uuid('replaced_by'),
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
 });
+
+/** (account, keyed hash of the client address) pairs that logged in: their own login budget. */
+export const loginClients = pgTable(
+  'login_clients',
+  {
+    userId: uuid('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+    clientKey: text('client_key').notNull(),
+    lastLoginAt: timestamp('last_login_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.clientKey] })],
+);
 
 export const passwordResets = pgTable('password_resets', {
   userId: uuid('user_id').primaryKey().references(() => users.id, { onDelete: 'cascade' }),

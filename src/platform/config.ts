@@ -50,6 +50,10 @@ const schema = z.object({
   LOG_LEVEL: z.string().default('info'),
   /** Prefix of rate-limit keys in Redis; tests give each app its own. */
   RATE_LIMIT_PREFIX: z.string().default('rl'),
+  /** `off` disables operation rate limits: for benchmarks and load tests only (DESIGN.md section 6). */
+  RATE_LIMITS: z.enum(['on', 'off']).default('on'),
+  /** A rotated refresh token presented again this soon gets the same successor (two tabs refreshing at once). */
+  REFRESH_REUSE_GRACE_SECONDS: z.coerce.number().int().min(0).max(300).default(20),
   /** Largest JSON body accepted. */
   JSON_BODY_LIMIT: z.string().default('1mb'),
   /** In-flight requests get this long to finish on SIGTERM. */

@@ -6,7 +6,8 @@ import { openDatabase, type Database, type Db } from './db.js';
 import { migrate } from './migrate.js';
 import { createStorage, type Storage } from './storage.js';
 import { createMailer, type Mailer } from './mail.js';
-import { resolveJwtSecret } from './secrets.js';
+import { resolveJwtSecret, signingKey } from './secrets.js';
+import type { KeyObject } from 'node:crypto';
 import { RateLimits } from '../core/rate-limit.js';
 
 /**
@@ -22,6 +23,8 @@ export interface Platform {
   storage: Storage;
   mailer: Mailer;
   jwtSecret: string;
+  /** jwtSecret as a KeyObject, made once: jsonwebtoken re-parses a string secret on every call. */
+  jwtKey: KeyObject;
   rateLimits: RateLimits;
   embedded: { stop(): Promise<void> } | null;
 }
@@ -44,6 +47,7 @@ export async function startPlatform(config: Config, log: Logger = createLogger(c
   const redis = config.REDIS_URL ? new Redis(config.REDIS_URL, { maxRetriesPerRequest: 3, lazyConnect: false }) : null;
   redis?.on('error', (err) => log.error({ err }, 'redis error'));
 
+  const jwtSecret = resolveJwtSecret(config.JWT_SECRET, config.dataDir, log);
   Object.assign(platform, {
     config,
     log,
@@ -52,8 +56,9 @@ export async function startPlatform(config: Config, log: Logger = createLogger(c
     redis,
     storage: createStorage(config),
     mailer: createMailer(config, log),
-    jwtSecret: resolveJwtSecret(config.JWT_SECRET, config.dataDir, log),
-    rateLimits: new RateLimits(redis, config.RATE_LIMIT_PREFIX),
+    jwtSecret,
+    jwtKey: signingKey(jwtSecret),
+    rateLimits: new RateLimits(redis, config.RATE_LIMIT_PREFIX, { enabled: config.RATE_LIMITS === 'on' }),
     embedded,
   } satisfies Platform);
   if (!config.PUBLIC_BASE_URL && config.NODE_ENV === 'production') {

@@ -173,6 +173,17 @@ describe('password reset', () => {
     }
   }, 60_000);
 
+  test('when the password is reset, then access tokens issued before are refused on REST and at the socket handshake; a new login works', async () => {
+    const caller = callerFrom(app);
+    const { user, code } = await userWithCode(caller);
+    expect((await caller.rest('GET', '/api/users/profile/', { token: user.token })).status).toBe(200);
+    expect(await confirm(caller, user.email, code, 'the-password-after-reset')).toMatchObject({ status: 200, body: DONE });
+    expect(await caller.rest('GET', '/api/users/profile/', { token: user.token })).toMatchObject({ status: 401, body: { detail: 'Given token not valid for any token type' } });
+    await expect(app.socket(user.token)).rejects.toThrow('unauthorized');
+    const again = await caller.rest('POST', '/api/auth/login/', { body: { username: user.username, password: 'the-password-after-reset' } });
+    expect((await caller.rest('GET', '/api/users/profile/', { token: again.body.access_token })).status).toBe(200);
+  }, 60_000);
+
   test('when the reset runs over the socket, then status and body are those of REST, errors included', async () => {
     const caller = callerFrom(app);
     const restUser = await aUserFrom(caller);

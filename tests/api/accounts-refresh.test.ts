@@ -10,7 +10,8 @@ import { sql } from '../helpers/sql.js';
  */
 let app: TestApp;
 beforeAll(async () => {
-  app = await startTestApp();
+  // Reuse detection at once: the grace window for concurrent refreshes is tested in accounts-sessions.test.ts.
+  app = await startTestApp({ REFRESH_REUSE_GRACE_SECONDS: '0' });
 });
 afterAll(async () => {
   await app.stop();

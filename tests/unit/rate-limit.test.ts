@@ -56,8 +56,10 @@ describe('RateLimits in memory', () => {
 
 describeWithRedis('RateLimits in Redis', () => {
   let redis: Redis;
-  beforeAll(() => {
+  beforeAll(async () => {
     redis = new Redis(process.env.REDIS_URL!);
+    // Until the client is ready the limits count in memory (the insurance limiter), not in Redis.
+    await redis.ping();
   });
   afterAll(async () => {
     await redis.quit();
@@ -74,5 +76,33 @@ describeWithRedis('RateLimits in Redis', () => {
     expect(keys).toHaveLength(2);
     for (const key of keys) expect(key.length).toBeLessThan(300);
     await redis.del(...keys);
+  });
+});
+
+describe('RateLimits when Redis is unreachable', () => {
+  // A real client to a port nothing listens on: every command fails, as in a Redis outage.
+  let dead: Redis;
+  beforeAll(() => {
+    dead = new Redis('redis://127.0.0.1:1', { lazyConnect: true, maxRetriesPerRequest: 0, enableOfflineQueue: false, retryStrategy: () => null });
+    dead.on('error', () => undefined);
+  });
+  afterAll(() => {
+    dead.disconnect();
+  });
+
+  test('when a request is counted, then it is counted in memory instead of failing', async () => {
+    const limits = new RateLimits(dead, `rl-unit-${crypto.randomUUID()}`);
+    await expect(limits.consume('op:ip', 'k', 2, 60)).resolves.toBeUndefined();
+    await expect(limits.consume('op:ip', 'k', 2, 60)).resolves.toBeUndefined();
+    // The limit still holds during the outage.
+    await expect(limits.consume('op:ip', 'k', 2, 60)).rejects.toMatchObject({ status: 429 });
+    await expect(limits.reset('op:ip', 'k')).resolves.toBeUndefined();
+  });
+});
+
+describe('RateLimits switched off (RATE_LIMITS=off)', () => {
+  test('when far more requests than the budget arrive, then none is refused', async () => {
+    const limits = new RateLimits(null, 'unit', { enabled: false });
+    for (let i = 0; i < 5; i++) await expect(limits.consume('op:ip', 'k', 1, 60)).resolves.toBeUndefined();
   });
 });

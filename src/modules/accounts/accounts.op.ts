@@ -3,7 +3,7 @@ import { defineOperation, ok } from '../../core/operation.js';
 import { zOptionalText, zUuid } from '../../core/validation.js';
 import { imageField, zImageFile } from '../../core/uploads.js';
 import { login, loginAccountKey, logout, refresh, register } from './accounts.service.js';
-import { confirmPasswordReset, requestPasswordReset } from './password-reset.service.js';
+import { confirmPasswordReset, requestPasswordReset, resetAccountKey } from './password-reset.service.js';
 import { zUserBody } from '../users/users.serializer.js';
 
 /** What register, login and refresh answer (the refresh token is also set as a cookie). */
@@ -112,7 +112,12 @@ export const passwordResetConfirmOp = defineOperation({
   auth: 'public',
   summary: 'Set a new password with the mailed code (single use; locked after 5 wrong codes)',
   tags: ['accounts'],
-  rateLimits: [{ name: 'ip', points: 30, durationSeconds: 900, key: 'ip' }],
+  // Per address, and per account: codes can otherwise be guessed from many addresses (5 tries per code,
+  // 5 codes per 15 minutes); 10 an hour leaves the owner room for typos and bounds a guesser to 240 a day.
+  rateLimits: [
+    { name: 'ip', points: 30, durationSeconds: 900, key: 'ip' },
+    { name: 'account', points: 10, durationSeconds: 3600, key: resetAccountKey },
+  ],
   input: z.object({
     email: zEmail(),
     otp: z.string().trim().regex(/^\d{6}$/, 'Enter the 6-digit code.'),

@@ -1,4 +1,4 @@
-import { eq } from 'drizzle-orm';
+import { and, eq, isNull } from 'drizzle-orm';
 import { assignUserLocation } from '../locations/membership.service.js';
 import { platform } from '../../platform/index.js';
 import { transaction } from '../../platform/db.js';
@@ -9,9 +9,10 @@ import type { OperationResult } from '../../core/operation.js';
 import { findUserById, findUserByEmail, findUserByUsername } from '../users/users.queries.js';
 import { serializeOwnUser } from '../users/users.serializer.js';
 import { dummyPasswordHash, hashPassword, verifyPassword } from './passwords.js';
-import { clearRefreshCookie, issueTokens, refreshCookie, REFRESH_COOKIE, revokeFamily, revokeToken } from './sessions.js';
+import { clearRefreshCookie, issueTokens, refreshCookie, REFRESH_COOKIE, revokeFamily, tokensFor } from './sessions.js';
 import { verifyRefreshToken } from './tokens.js';
 import { newReferralCode } from './admin-bootstrap.js';
+import { accountBudgetKey, rememberLoginClient } from './login-clients.js';
 
 export interface RegisterInput {
   email: string;
@@ -49,7 +50,7 @@ export async function register(input: RegisterInput, ctx: RequestContext): Promi
     : null;
 
   let userId: string;
-  let tokens: Awaited<ReturnType<typeof issueTokens>>;
+  let tokens: { access_token: string; refresh_token: string };
   try {
     ({ userId, tokens } = await transaction(platform.db, async (tx, events) => {
       const [row] = await tx
@@ -70,7 +71,8 @@ export async function register(input: RegisterInput, ctx: RequestContext): Promi
         })
         .returning({ id: users.id });
       if (input.location) await assignUserLocation(tx, events, row.id, input.location);
-      return { userId: row.id, tokens: await issueTokens(tx, row.id) };
+      const { access_token, refresh_token } = await issueTokens(tx, row.id);
+      return { userId: row.id, tokens: { access_token, refresh_token } };
     }));
   } catch (err) {
     if (picture) await platform.storage.delete(picture).catch(() => undefined);
@@ -81,6 +83,8 @@ export async function register(input: RegisterInput, ctx: RequestContext): Promi
     }
     throw err;
   }
+  // The device that created the account is the owner's: it gets its own login budget (login-clients.ts).
+  await rememberLoginClient(userId, ctx.ip);
   const user = await findUserById(userId);
   return { status: 201, body: { ...tokens, user: serializeOwnUser(user!, ctx) }, cookies: [refreshCookie(tokens.refresh_token)] };
 }
@@ -94,52 +98,84 @@ export async function login(input: { username: string; password: string }, ctx: 
   const row = await findLoginAccount(input.username.trim());
   const valid = row ? await verifyPassword(row.passwordHash, input.password) : await verifyPassword(await dummyPasswordHash(), input.password);
   if (!row || !valid || !row.isActive) throw new AppError(401, { error: 'Invalid credentials' });
-  await platform.rateLimits.reset('accounts.login:account', `user:${row.id}`);
-  const tokens = await issueTokens(platform.db, row.id);
+  // The budget this attempt was counted against is whole again; the client is known from now on.
+  await platform.rateLimits.reset('accounts.login:account', await accountBudgetKey(row.id, ctx.ip));
+  await rememberLoginClient(row.id, ctx.ip);
+  const { access_token, refresh_token } = await issueTokens(platform.db, row.id);
   const user = await findUserById(row.id);
-  return { status: 200, body: { ...tokens, user: serializeOwnUser(user!, ctx) }, cookies: [refreshCookie(tokens.refresh_token)] };
+  return { status: 200, body: { access_token, refresh_token, user: serializeOwnUser(user!, ctx) }, cookies: [refreshCookie(refresh_token)] };
 }
 
 /**
  * What the per-account login budget counts: the account itself, so that its username and its email
- * share one budget; a name that matches no account is counted as that name.
+ * share one budget; a name that matches no account is counted as that name. A client (account, address)
+ * that logged in successfully within KNOWN_CLIENT_DAYS has a budget of its own, so a stranger who spends
+ * the account's budget locks out other strangers, not the owner's known devices.
  */
-export async function loginAccountKey(input: Record<string, unknown>): Promise<string | null> {
+export async function loginAccountKey(input: Record<string, unknown>, ctx: RequestContext): Promise<string | null> {
   const identifier = typeof input.username === 'string' ? input.username.trim() : '';
   if (!identifier) return null;
   const row = await findLoginAccount(identifier);
-  return row ? `user:${row.id}` : `name:${identifier.toLowerCase()}`;
+  return row ? accountBudgetKey(row.id, ctx.ip) : `name:${identifier.toLowerCase()}`;
 }
-
 const invalidRefresh = () => new AppError(401, { error: 'Invalid or blacklisted refresh token' });
 
-/** Rotation: the presented token is blacklisted and a new one of the same family issued. */
+/**
+ * Rotation: the presented token is blacklisted and a new one of the same family issued. The presented
+ * row is locked, so two refreshes with the same token are decided one after the other: a copy presented
+ * again within REFRESH_REUSE_GRACE_SECONDS of its rotation (two tabs of one browser refreshing at once)
+ * gets the same successor; later, or once that successor has itself been used, it is reuse: someone
+ * holds a copy, and the whole session ends.
+ */
 export async function refresh(input: { refresh?: string }, ctx: RequestContext): Promise<OperationResult> {
   const presented = input.refresh ?? ctx.cookies[REFRESH_COOKIE];
   if (!presented) throw new AppError(401, { error: 'Refresh token missing' });
   const claims = verifyRefreshToken(presented);
   if (!claims) throw invalidRefresh();
-  const outcome = await transaction(platform.db, async (tx) => {
+  const outcome = await transaction(platform.db, async (tx, events) => {
     // The user first: deleting a user also deletes its tokens, which would otherwise read as "blacklisted".
     const [user] = await tx.select({ id: users.id, isActive: users.isActive }).from(users).where(eq(users.id, claims.sub)).limit(1);
     if (!user || !user.isActive) return { kind: 'no-user' as const };
-    const [known] = await tx.select().from(refreshTokens).where(eq(refreshTokens.jti, claims.jti)).limit(1);
+    const [known] = await tx.select().from(refreshTokens).where(eq(refreshTokens.jti, claims.jti)).limit(1).for('update');
     if (!known || known.userId !== claims.sub) return { kind: 'invalid' as const };
-    if (!(await revokeToken(tx, claims.jti))) {
-      // A blacklisted token came back: someone holds a copy. End the whole session for everyone.
-      await revokeFamily(tx, known.familyId);
-      return { kind: 'reused' as const };
+    if (!known.revokedAt) {
+      const tokens = await issueTokens(tx, user.id, known.familyId);
+      await tx.update(refreshTokens).set({ revokedAt: new Date(), replacedBy: tokens.jti }).where(eq(refreshTokens.jti, known.jti));
+      return { kind: 'ok' as const, tokens };
     }
-    return { kind: 'ok' as const, tokens: await issueTokens(tx, user.id, known.familyId) };
+    const graceMs = platform.config.REFRESH_REUSE_GRACE_SECONDS * 1000;
+    if (known.replacedBy && Date.now() - known.revokedAt.getTime() <= graceMs) {
+      const [successor] = await tx
+        .select({ jti: refreshTokens.jti })
+        .from(refreshTokens)
+        .where(and(eq(refreshTokens.jti, known.replacedBy), isNull(refreshTokens.revokedAt)))
+        .limit(1);
+      if (successor) return { kind: 'ok' as const, tokens: tokensFor(user.id, successor.jti, known.familyId) };
+    }
+    await revokeFamily(tx, known.familyId);
+    events.add('user.access_changed', { userId: user.id });
+    return { kind: 'reused' as const };
   });
   if (outcome.kind === 'no-user') throw new AppError(401, { error: 'User not found' });
   if (outcome.kind !== 'ok') throw invalidRefresh();
-  return { status: 200, body: outcome.tokens, cookies: [refreshCookie(outcome.tokens.refresh_token)] };
+  const tokens = { access_token: outcome.tokens.access_token, refresh_token: outcome.tokens.refresh_token };
+  return { status: 200, body: tokens, cookies: [refreshCookie(tokens.refresh_token)] };
 }
 
+/**
+ * Logout ends this session only (the presented refresh token's family, and through sid its access
+ * tokens): the user's other devices stay signed in. A socket that calls it becomes anonymous (endsSession).
+ */
 export async function logout(input: { refresh?: string }, ctx: RequestContext): Promise<OperationResult> {
   const presented = input.refresh ?? ctx.cookies[REFRESH_COOKIE];
   const claims = presented ? verifyRefreshToken(presented) : null;
-  if (claims) await revokeToken(platform.db, claims.jti);
-  return { status: 200, body: { message: 'Successfully logged out.' }, cookies: [clearRefreshCookie()] };
+  if (claims) {
+    await transaction(platform.db, async (tx, events) => {
+      const [known] = await tx.select({ userId: refreshTokens.userId, familyId: refreshTokens.familyId }).from(refreshTokens).where(eq(refreshTokens.jti, claims.jti)).limit(1);
+      if (!known || known.userId !== claims.sub) return;
+      await revokeFamily(tx, known.familyId);
+      events.add('user.access_changed', { userId: known.userId });
+    });
+  }
+  return { status: 200, body: { message: 'Successfully logged out.' }, cookies: [clearRefreshCookie()], endsSession: true };
 }

@@ -6,7 +6,7 @@ import { passwordResets, users } from '../../models/index.js';
 import { fieldError, nonFieldError } from '../../core/errors.js';
 import { findUserByEmail } from '../users/users.queries.js';
 import { hashPassword } from './passwords.js';
-import { revokeAllSessions } from './sessions.js';
+import { endAllSessions } from './sessions.js';
 
 /**
  * Password reset by a 6-digit code sent by mail: valid 10 minutes, single use, locked after 5 wrong
@@ -36,7 +36,7 @@ export async function confirmPasswordReset(input: { email: string; otp: string; 
   if (!user || !user.isActive) throw nonFieldError('Invalid user.');
   const newHash = await hashPassword(input.new_password);
   // The failure count must survive the error response, so a wrong code commits its increment.
-  const outcome = await transaction(platform.db, async (tx) => {
+  const outcome = await transaction(platform.db, async (tx, events) => {
     const [reset] = await tx.select().from(passwordResets).where(eq(passwordResets.userId, user.id)).for('update');
     if (!reset || reset.consumedAt || reset.expiresAt.getTime() < Date.now()) return 'expired' as const;
     if (reset.failedAttempts >= MAX_FAILED_ATTEMPTS) return 'locked' as const;
@@ -48,8 +48,8 @@ export async function confirmPasswordReset(input: { email: string; otp: string; 
     }
     await tx.update(passwordResets).set({ consumedAt: new Date() }).where(eq(passwordResets.userId, user.id));
     await tx.update(users).set({ passwordHash: newHash, updatedAt: new Date() }).where(eq(users.id, user.id));
-    // Whoever knew the old password loses their sessions.
-    await revokeAllSessions(tx, user.id);
+    // Whoever knew the old password loses their sessions, access tokens included.
+    await endAllSessions(tx, events, user.id);
     return 'done' as const;
   });
   if (outcome === 'expired') throw nonFieldError('OTP has expired or is invalid.');
@@ -58,3 +58,14 @@ export async function confirmPasswordReset(input: { email: string; otp: string; 
   return { detail: 'Password has been reset successfully.' };
 }
 
+
+/**
+ * What the per-account budget on confirmations counts: the account an email names (any case), so that
+ * guesses spread over many addresses still share one budget; an email of no account is counted as itself.
+ */
+export async function resetAccountKey(input: Record<string, unknown>): Promise<string | null> {
+  const email = typeof input.email === 'string' ? input.email.trim() : '';
+  if (!email) return null;
+  const user = email.length <= 254 ? await findUserByEmail(email) : null;
+  return user ? `user:${user.id}` : `email:${email.toLowerCase()}`;
+}

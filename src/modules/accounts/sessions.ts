@@ -2,8 +2,9 @@ import crypto from 'node:crypto';
 import { and, eq, isNull } from 'drizzle-orm';
 import { platform } from '../../platform/index.js';
 import type { DbOrTx } from '../../platform/db.js';
-import { refreshTokens } from '../../models/index.js';
+import { refreshTokens, users } from '../../models/index.js';
 import type { CookieInstruction } from '../../core/operation.js';
+import type { PendingEvents } from '../../core/events.js';
 import { signAccessToken, signRefreshToken } from './tokens.js';
 
 /**
@@ -17,7 +18,8 @@ export interface IssuedTokens {
 
 export const REFRESH_COOKIE = 'refresh_token';
 
-export async function issueTokens(db: DbOrTx, userId: string, familyId: string = crypto.randomUUID()): Promise<IssuedTokens> {
+/** Records a new refresh token of `familyId` (a new session by default); `jti` is the recorded token's id. */
+export async function issueTokens(db: DbOrTx, userId: string, familyId: string = crypto.randomUUID()): Promise<IssuedTokens & { jti: string }> {
   const jti = crypto.randomUUID();
   await db.insert(refreshTokens).values({
     jti,
@@ -25,8 +27,14 @@ export async function issueTokens(db: DbOrTx, userId: string, familyId: string =
     familyId,
     expiresAt: new Date(Date.now() + platform.config.REFRESH_TOKEN_LIFETIME_SECONDS * 1000),
   });
-  return { access_token: signAccessToken(userId), refresh_token: signRefreshToken(userId, jti, familyId) };
+  return { jti, ...tokensFor(userId, jti, familyId) };
 }
+
+/** The token pair for an already recorded refresh token (its access token names the session as sid). */
+export const tokensFor = (userId: string, jti: string, familyId: string): IssuedTokens => ({
+  access_token: signAccessToken(userId, familyId),
+  refresh_token: signRefreshToken(userId, jti, familyId),
+});
 
 export const refreshCookie = (token: string): CookieInstruction => ({
   name: REFRESH_COOKIE,
@@ -46,10 +54,22 @@ export async function revokeToken(db: DbOrTx, jti: string): Promise<boolean> {
   return rows.length > 0;
 }
 
+/** Ends one session: its refresh tokens, and (through sid) its access tokens, stop working. */
 export async function revokeFamily(db: DbOrTx, familyId: string): Promise<void> {
   await db.update(refreshTokens).set({ revokedAt: new Date() }).where(and(eq(refreshTokens.familyId, familyId), isNull(refreshTokens.revokedAt)));
 }
 
 export async function revokeAllSessions(db: DbOrTx, userId: string): Promise<void> {
   await db.update(refreshTokens).set({ revokedAt: new Date() }).where(and(eq(refreshTokens.userId, userId), isNull(refreshTokens.revokedAt)));
+}
+
+/**
+ * Ends every session of a user (password reset, deactivation): refresh tokens are revoked and access
+ * tokens issued until now are refused, including those of a later reactivated account. Every node is told
+ * to forget what it cached about the caller.
+ */
+export async function endAllSessions(db: DbOrTx, events: PendingEvents, userId: string): Promise<void> {
+  await db.update(users).set({ tokensValidAfter: new Date() }).where(eq(users.id, userId));
+  await revokeAllSessions(db, userId);
+  events.add('user.access_changed', { userId });
 }

@@ -1,13 +1,15 @@
 import crypto from 'node:crypto';
 import jwt from 'jsonwebtoken';
-import { eq } from 'drizzle-orm';
 import { platform } from '../../platform/index.js';
-import { users, type UserRow } from '../../models/index.js';
+import type { UserRow } from '../../models/index.js';
 import type { AuthUser } from '../../core/context.js';
 
 /**
  * JWT HS256 tokens (DESIGN.md section 8): claims sub (user id), type (access|refresh), jti, iat, exp;
- * refresh tokens also carry fam, the login they descend from.
+ * refresh tokens also carry fam, the login (session) they descend from. Access tokens carry sid, the
+ * same session, so that ending one session (logout, reuse detection) ends its access tokens too, and
+ * iat_ms, the issue time in milliseconds, since iat's one-second resolution cannot tell a token issued
+ * just before an invalidation from one issued just after it in the same second.
  */
 export interface AccessClaims {
   sub: string;
@@ -15,6 +17,8 @@ export interface AccessClaims {
   jti: string;
   iat: number;
   exp: number;
+  iat_ms?: number;
+  sid?: string;
 }
 
 export interface RefreshClaims {
@@ -26,8 +30,10 @@ export interface RefreshClaims {
   exp: number;
 }
 
-export function signAccessToken(userId: string): string {
-  return jwt.sign({ type: 'access', jti: crypto.randomUUID() }, platform.jwtSecret, {
+export function signAccessToken(userId: string, sessionId?: string): string {
+  const now = Date.now();
+  const claims = { type: 'access', jti: crypto.randomUUID(), iat: Math.floor(now / 1000), iat_ms: now, ...(sessionId ? { sid: sessionId } : {}) };
+  return jwt.sign(claims, platform.jwtKey, {
     algorithm: 'HS256',
     subject: userId,
     expiresIn: platform.config.ACCESS_TOKEN_LIFETIME_SECONDS,
@@ -35,7 +41,7 @@ export function signAccessToken(userId: string): string {
 }
 
 export function signRefreshToken(userId: string, jti: string, familyId: string): string {
-  return jwt.sign({ type: 'refresh', jti, fam: familyId }, platform.jwtSecret, {
+  return jwt.sign({ type: 'refresh', jti, fam: familyId }, platform.jwtKey, {
     algorithm: 'HS256',
     subject: userId,
     expiresIn: platform.config.REFRESH_TOKEN_LIFETIME_SECONDS,
@@ -44,7 +50,7 @@ export function signRefreshToken(userId: string, jti: string, familyId: string):
 
 export function verifyRefreshToken(token: string): RefreshClaims | null {
   try {
-    const claims = jwt.verify(token, platform.jwtSecret, { algorithms: ['HS256'] }) as Partial<RefreshClaims>;
+    const claims = jwt.verify(token, platform.jwtKey, { algorithms: ['HS256'] }) as Partial<RefreshClaims>;
     return claims.type === 'refresh' && claims.sub && claims.jti && claims.fam ? (claims as RefreshClaims) : null;
   } catch {
     return null;
@@ -60,22 +66,61 @@ export const toAuthUser = (row: Pick<UserRow, 'id' | 'username' | 'email' | 'isS
   isVerified: row.isVerified,
 });
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 /**
- * The caller behind verified access-token claims, or null when the claims are not an access token
- * or the user is gone or deactivated. passport-jwt calls this on REST; the socket handshake calls it
- * through `authenticateAccessToken`: one rule for both.
+ * The per-request lookup behind every authenticated call on both transports, so it is plain SQL built
+ * once and sent unnamed (no query building per call; a named statement would clash on the embedded
+ * database, whose connections share one session). session_live: the token's session (sid) still has an
+ * unrevoked refresh token; tokens without sid (issued by older versions) are judged by the user alone.
+ */
+export const ACCESS_USER_SQL = `SELECT u.id, u.username, u.email, u.is_staff, u.is_admin, u.is_verified, u.is_active, u.tokens_valid_after,
+  ($2::uuid IS NULL OR EXISTS (SELECT 1 FROM refresh_tokens r WHERE r.family_id = $2::uuid AND r.revoked_at IS NULL)) AS session_live
+FROM users u WHERE u.id = $1::uuid`;
+
+interface AccessUserRow {
+  id: string;
+  username: string;
+  email: string;
+  is_staff: boolean;
+  is_admin: boolean;
+  is_verified: boolean;
+  is_active: boolean;
+  tokens_valid_after: Date | null;
+  session_live: boolean;
+}
+
+/** When the token was issued, in ms: iat_ms when present, else the start of the iat second; null if unknown. */
+function issuedAtMs(claims: Partial<AccessClaims>): number | null {
+  if (typeof claims.iat_ms === 'number' && Number.isFinite(claims.iat_ms)) return claims.iat_ms;
+  return typeof claims.iat === 'number' ? claims.iat * 1000 : null;
+}
+
+/**
+ * The caller behind verified access-token claims, or null when the claims are not an access token,
+ * the user is gone or deactivated, the token's session was ended (logout, refresh-token reuse), or the
+ * token was issued at or before the user's sessions were invalidated (password reset, deactivation).
+ * passport-jwt calls this on REST; the socket transport calls it with the claims it verified at the
+ * handshake: one rule for both. A verified token always has an issue time; claims without one are a
+ * caller's shorthand (a user id it already checked) and are judged by the user and the session alone, so
+ * the socket transport must pass the claims it verified for the time check to apply to live sockets.
  */
 export async function userFromAccessClaims(claims: Partial<AccessClaims>): Promise<AuthUser | null> {
-  if (claims.type !== 'access' || typeof claims.sub !== 'string') return null;
-  const [row] = await platform.db.select().from(users).where(eq(users.id, claims.sub)).limit(1);
-  return row && row.isActive ? toAuthUser(row) : null;
+  if (claims.type !== 'access' || typeof claims.sub !== 'string' || !UUID.test(claims.sub)) return null;
+  const sid = typeof claims.sid === 'string' && UUID.test(claims.sid) ? claims.sid : null;
+  const { rows } = await platform.database.pool.query<AccessUserRow>({ text: ACCESS_USER_SQL, values: [claims.sub, sid] });
+  const row = rows[0];
+  if (!row || !row.is_active || !row.session_live) return null;
+  const issued = issuedAtMs(claims);
+  if (row.tokens_valid_after && issued !== null && issued <= row.tokens_valid_after.getTime()) return null;
+  return { id: row.id, username: row.username, email: row.email, isStaff: row.is_staff, isAdmin: row.is_admin, isVerified: row.is_verified };
 }
 
 /** Verify an access token and load its user (socket handshake and auth:renew). */
 export async function authenticateAccessToken(token: string): Promise<{ user: AuthUser; expiresAt: number; claims: AccessClaims } | null> {
   let claims: AccessClaims;
   try {
-    claims = jwt.verify(token, platform.jwtSecret, { algorithms: ['HS256'] }) as AccessClaims;
+    claims = jwt.verify(token, platform.jwtKey, { algorithms: ['HS256'] }) as AccessClaims;
   } catch {
     return null;
   }

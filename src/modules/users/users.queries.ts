@@ -1,6 +1,6 @@
 import { eq, inArray, sql } from 'drizzle-orm';
 import { platform } from '../../platform/index.js';
-import type { DbOrTx } from '../../platform/db.js';
+import type { Db, DbOrTx } from '../../platform/db.js';
 import { users, locations, type UserRow } from '../../models/index.js';
 
 /** A user row with what its public shape needs (location name; store and communities as their modules land). */
@@ -20,9 +20,29 @@ const toUser = (r: JoinedRow): UserWithRelations => ({
   location: r.locationId ? { id: r.locationId, name: r.locationName ?? '' } : null,
 });
 
+/**
+ * The profile read runs on every `users.profile` call: its SQL is built once per database handle and sent
+ * unnamed (`prepare('')`: pg sends an unnamed statement for an empty name), because a named statement
+ * would clash on the embedded database, where every connection shares one session.
+ */
+const findByIdQueries = new WeakMap<Db, ReturnType<typeof buildFindById>>();
+const buildFindById = (db: Db) => withLocation(db).where(eq(users.id, sql.placeholder('id'))).limit(1).prepare('');
+
 export async function findUserById(id: string, db: DbOrTx = platform.db): Promise<UserWithRelations | null> {
-  const [row] = await withLocation(db).where(eq(users.id, id)).limit(1);
+  if (db !== platform.db) {
+    const [row] = await withLocation(db).where(eq(users.id, id)).limit(1);
+    return row ? toUser(row) : null;
+  }
+  let query = findByIdQueries.get(db);
+  if (!query) findByIdQueries.set(db, (query = buildFindById(db)));
+  const [row] = await query.execute({ id });
   return row ? toUser(row) : null;
+}
+
+/** The SQL text of the profile read and its parameters for a user id (the kernel benchmark's bare route runs it). */
+export function profileQuery(id: string): { text: string; values: unknown[] } {
+  const built = withLocation(platform.db).where(eq(users.id, id)).limit(1).toSQL();
+  return { text: built.sql, values: built.params };
 }
 
 /** Several users in one query, in the order of `ids`. */

@@ -5,7 +5,7 @@ import { pageParams, paginated } from '../../core/pagination.js';
 import { locations, users, type UserRow } from '../../models/index.js';
 import { platform } from '../../platform/index.js';
 import { transaction } from '../../platform/db.js';
-import { revokeAllSessions } from '../accounts/sessions.js';
+import { endAllSessions } from '../accounts/sessions.js';
 import { countNearbyUsers, findUserById, findUserByUsername, findUsersByIds, nearbyUserIds } from './users.queries.js';
 import { serializeUser, serializeUserSummary, type UserBody } from './users.serializer.js';
 import { assignUserLocation, findOrCreateLocationByHierarchy, type Hierarchy } from '../locations/membership.service.js';
@@ -135,9 +135,17 @@ export async function adminUpdateUser(ctx: AuthedContext, username: string, inpu
   if (input.is_active !== undefined) changes.isActive = input.is_active;
   await transaction(platform.db, async (tx, events) => {
     await tx.update(users).set(changes).where(eq(users.id, target.id));
+    const rightsChanged =
+      (input.is_verified !== undefined && input.is_verified !== target.isVerified) ||
+      (input.is_staff !== undefined && input.is_staff !== target.isStaff) ||
+      (input.is_active !== undefined && input.is_active !== target.isActive);
     if (input.is_active === false && target.isActive) {
-      await revokeAllSessions(tx, target.id);
+      // Ends every session (and announces user.access_changed); a later reactivation revives no old token.
+      await endAllSessions(tx, events, target.id);
       events.add('user.deactivated', { userId: target.id });
+    } else if (rightsChanged) {
+      // Every node drops what it cached about this caller (the realtime layer's caller cache).
+      events.add('user.access_changed', { userId: target.id });
     }
   });
   const user = (await findUserById(target.id))!;
