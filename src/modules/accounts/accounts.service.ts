@@ -141,5 +141,5 @@ export async function logout(input: { refresh?: string }, ctx: RequestContext): 
   const presented = input.refresh ?? ctx.cookies[REFRESH_COOKIE];
   const claims = presented ? verifyRefreshToken(presented) : null;
   if (claims) await revokeToken(platform.db, claims.jti);
-  return { status: 200, body: { message: 'Successfully logged out.' }, cookies: [clearRefreshCookie()] };
+  return { status: 200, body: { message: 'Successfully logged out.' }, cookies: [clearRefreshCookie()], endsSession: true };
 }

@@ -135,6 +135,7 @@ export async function adminUpdateUser(ctx: AuthedContext, username: string, inpu
   if (input.is_active !== undefined) changes.isActive = input.is_active;
   await transaction(platform.db, async (tx, events) => {
     await tx.update(users).set(changes).where(eq(users.id, target.id));
+    events.add('user.access_changed', { userId: target.id });
     if (input.is_active === false && target.isActive) {
       await revokeAllSessions(tx, target.id);
       events.add('user.deactivated', { userId: target.id });
