@@ -8,6 +8,15 @@ export interface Clock {
   clearTimeout(handle: unknown): void;
 }
 
+/**
+ * What the realtime layer reads from outside besides the caller: time, and where a user lives now.
+ * One object per server; tests replace parts of it (a manual clock, location reads they hold to order a race).
+ */
+export interface RealtimeDeps {
+  clock: Clock;
+  locationOf: (userId: string) => Promise<string | null>;
+}
+
 export const systemClock: Clock = {
   now: () => Date.now(),
   setTimeout: (fn, ms) => {

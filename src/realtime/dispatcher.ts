@@ -3,7 +3,7 @@ import { runOperation, type OperationRunner } from '../core/run-operation.js';
 import { INTERNAL_ERROR_BODY, MESSAGES } from '../core/errors.js';
 import { platform } from '../platform/index.js';
 import { callerContext, withCaller } from './caller.js';
-import type { Clock } from './clock.js';
+import type { RealtimeDeps } from './clock.js';
 import { endSession, renewSession } from './session.js';
 import { handleSubscribe, handleUnsubscribe } from './subscriptions.js';
 import type { Ack, AppSocket } from './socket-types.js';
@@ -21,18 +21,19 @@ const NOT_FOUND: Result = { status: 404, body: { detail: MESSAGES.notFound } };
  * name is acked 404. It runs as a socket middleware that never passes the packet on, so no event name, not
  * even `error`, reaches the socket's EventEmitter.
  */
-export function createDispatcher(operations: readonly Operation[], runner: OperationRunner, clock: Clock) {
+export function createDispatcher(operations: readonly Operation[], runner: OperationRunner, deps: RealtimeDeps) {
+  const { clock } = deps;
   const handlers = new Map<string, EventHandler>();
   for (const op of operations) {
     handlers.set(op.name, async (socket, input) => {
       const result = await withCaller(socket, clock, (ctx) => runOperation(runner, op, input, ctx));
-      if ('endsSession' in result && result.endsSession) await endSession(socket, clock);
+      if ('endsSession' in result && result.endsSession) await endSession(socket, deps);
       return { status: result.status, body: result.body ?? null };
     });
   }
   handlers.set('subscribe', (socket, input) => handleSubscribe(socket, input, () => callerContext(socket, clock)));
   handlers.set('unsubscribe', (socket, input) => handleUnsubscribe(socket, input));
-  handlers.set('auth:renew', (socket, input) => renewSession(socket, input, clock));
+  handlers.set('auth:renew', (socket, input) => renewSession(socket, input, deps));
 
   async function dispatch(socket: AppSocket, packet: unknown[]): Promise<void> {
     const [name, ...args] = packet;

@@ -2,7 +2,7 @@ import type { Server } from 'socket.io';
 import { channelRoom } from '../core/channels.js';
 import { platform } from '../platform/index.js';
 import { checkedCaller, forgetCaller, socketContext } from './caller.js';
-import type { Clock } from './clock.js';
+import type { RealtimeDeps } from './clock.js';
 import { reconcileResidency, setResidentsRoom } from './residency.js';
 import { localSocketsIn, userRoom } from './rooms.js';
 import type { AppSocket } from './socket-types.js';
@@ -28,7 +28,7 @@ const NODE_MESSAGE = 'realtime:node_message';
 export class RealtimeNode {
   constructor(
     readonly io: Server,
-    readonly clock: Clock,
+    readonly deps: RealtimeDeps,
     private readonly clustered: boolean,
   ) {
     if (clustered) io.on(NODE_MESSAGE, (message: NodeMessage) => this.apply(message));
@@ -61,7 +61,7 @@ export class RealtimeNode {
         // At once, because an event for the new room (location:updated from the same transaction) is routed
         // right after this one; then confirmed by a read, since moves may be routed out of order.
         setResidentsRoom(socket, message.toLocationId);
-        void reconcileResidency(socket);
+        void reconcileResidency(socket, this.deps);
         return;
       case 'channel_access_ended':
         socket.data.accessEpoch++;
@@ -78,7 +78,7 @@ export class RealtimeNode {
   private async recheck(socket: AppSocket): Promise<void> {
     const session = socket.data.session;
     try {
-      const user = await checkedCaller(socket, this.clock);
+      const user = await checkedCaller(socket, this.deps.clock);
       if (!socket.connected || socket.data.session !== session) return;
       if (!user) {
         socket.emit('auth:expired', {});

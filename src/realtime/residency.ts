@@ -1,5 +1,5 @@
 import { platform } from '../platform/index.js';
-import { currentLocationId } from '../modules/users/users.queries.js';
+import type { RealtimeDeps } from './clock.js';
 import { RESIDENTS_PREFIX, residentsRoom } from './rooms.js';
 import type { AppSocket } from './socket-types.js';
 
@@ -11,13 +11,13 @@ import type { AppSocket } from './socket-types.js';
  * race (a connect-time read may see the old place and finish after the move was routed), so each socket
  * numbers its reads and only the latest one started may apply what it read.
  */
-export async function reconcileResidency(socket: AppSocket): Promise<void> {
+export async function reconcileResidency(socket: AppSocket, deps: RealtimeDeps): Promise<void> {
   const userId = socket.data.session?.user.id;
   if (!userId) return;
   const seq = ++socket.data.residencySeq;
   let locationId: string | null;
   try {
-    locationId = await currentLocationId(userId);
+    locationId = await deps.locationOf(userId);
   } catch (err) {
     platform.log.error({ err }, 'could not read the location of a socket user');
     return;

@@ -7,7 +7,8 @@ import { domainEvents } from '../core/events.js';
 import { platform } from '../platform/index.js';
 import { authenticateAccessToken } from '../modules/accounts/tokens.js';
 import { startSession } from './caller.js';
-import { systemClock, type Clock } from './clock.js';
+import { systemClock, type Clock, type RealtimeDeps } from './clock.js';
+import { currentLocationId } from '../modules/users/users.queries.js';
 import { createDispatcher } from './dispatcher.js';
 import { routeDomainEvent } from './event-routes.js';
 import { cancelExpiry, scheduleExpiry } from './expiry.js';
@@ -23,10 +24,13 @@ import type { AppSocket } from './socket-types.js';
 export interface RealtimeOptions {
   /** Time for token expiry and the caller cache (tests pass a manual clock). */
   clock?: Clock;
+  /** Where a user lives now (residents' rooms); tests hold these reads to put a race in a chosen order. */
+  locationOf?: (userId: string) => Promise<string | null>;
 }
 
 export function createRealtimeServer(httpServer: http.Server, operations: readonly Operation[], runner: OperationRunner, options: RealtimeOptions = {}): Server {
-  const clock = options.clock ?? systemClock;
+  const deps: RealtimeDeps = { clock: options.clock ?? systemClock, locationOf: options.locationOf ?? currentLocationId };
+  const { clock } = deps;
   const io = new Server(httpServer, {
     path: '/socket.io/',
     cors: { origin: platform.config.CORS_ORIGINS === '*' ? true : platform.config.CORS_ORIGINS.split(',').map((o) => o.trim()), credentials: true },
@@ -46,8 +50,8 @@ export function createRealtimeServer(httpServer: http.Server, operations: readon
       sub.quit().catch(() => undefined);
     });
   }
-  const node = new RealtimeNode(io, clock, Boolean(platform.redis));
-  const attachDispatcher = createDispatcher(operations, runner, clock);
+  const node = new RealtimeNode(io, deps, Boolean(platform.redis));
+  const attachDispatcher = createDispatcher(operations, runner, deps);
 
   io.use(async (socket: AppSocket, next) => {
     socket.data.session = null;
@@ -67,7 +71,7 @@ export function createRealtimeServer(httpServer: http.Server, operations: readon
     socket.on('disconnect', () => cancelExpiry(socket, clock));
     if (!socket.data.session) return;
     scheduleExpiry(socket, clock);
-    joinOwnRooms(socket);
+    joinOwnRooms(socket, deps);
   });
 
   const unsubscribe = domainEvents.subscribe((event) => {

@@ -41,7 +41,7 @@ afterAll(async () => {
 
 const subscribe = (s: Socket, channel: string, id: string) => s.timeout(5000).emitWithAck('subscribe', { channel, id });
 /** Server-side (this node, the only one): is this client socket in that channel's room? */
-const inRoom = async (s: Socket, channel: string, id: string) => app.server.io.of('/').sockets.get(s.id)?.rooms.has(channelRoom(channel, id)) ?? false;
+const inRoom = async (s: Socket, channel: string, id: string) => app.server.io.of('/').sockets.get(s.id!)?.rooms.has(channelRoom(channel, id)) ?? false;
 
 async function eventually(check: () => Promise<boolean>, ms = 3000): Promise<boolean> {
   const until = Date.now() + ms;
