@@ -117,7 +117,8 @@ describe('accounts.logout over a socket', () => {
     const otherLogin = await app.rest('POST', '/api/auth/login/', { body: { username: alice.username, password: alice.password } });
     const laptop = await app.socket(otherLogin.body.access_token);
     expect(await phone.timeout(5000).emitWithAck('subscribe', { channel: 'location', id: locationId })).toMatchObject({ status: 200 });
-    const serverSide = async () => (await app.server.io.in(`user:${alice.id}`).fetchSockets()).length;
+    // This node's view (the only node here; a cluster-wide fetchSockets would also ask every server sharing the Redis).
+    const serverSide = async () => (await app.server.io.local.in(`user:${alice.id}`).fetchSockets()).length;
     expect(await serverSide()).toBe(2);
     const timersBefore = clock.pending;
 
@@ -127,7 +128,7 @@ describe('accounts.logout over a socket', () => {
     expect(await phone.timeout(5000).emitWithAck('users.profile', {})).toEqual({ status: 401, body: { detail: 'Authentication credentials were not provided.' } });
     expect(await serverSide()).toBe(1);
     expect(clock.pending).toBe(timersBefore - 1);
-    const [phoneOnServer] = (await app.server.io.fetchSockets()).filter((s) => s.id === phone.id);
+    const [phoneOnServer] = (await app.server.io.local.fetchSockets()).filter((s) => s.id === phone.id);
     expect([...phoneOnServer.rooms].filter((room) => room !== phone.id).sort()).toEqual([`sub:location:${locationId}`]);
     // Nothing meant for alice reaches the phone any more; the laptop still hears it.
     const probe = crypto.randomUUID();

@@ -131,7 +131,7 @@ describe('channel rooms never alias server rooms', () => {
     const serverRoom = `${channel}:${id}`;
     const aliceSocket = await app.socket(alice.token);
     const bobSocket = await app.socket(bob.token);
-    expect(await eventually(async () => (await app.server.io.in(serverRoom).fetchSockets()).some((x) => x.id === bobSocket.id))).toBe(true);
+    expect(await eventually(async () => (await app.server.io.local.in(serverRoom).fetchSockets()).some((x) => x.id === bobSocket.id))).toBe(true);
     expect(await subscribe(aliceSocket, channel, id)).toEqual({ status: 200, body: { channel, id } });
 
     const probe = crypto.randomUUID();
@@ -154,7 +154,7 @@ test('when a socket both lives in a location and subscribed to it, then location
   const watcher = await app.socket();
   expect(await subscribe(resident, 'location', location.id)).toMatchObject({ status: 200 });
   expect(await subscribe(watcher, 'location', location.id)).toMatchObject({ status: 200 });
-  expect(await eventually(async () => (await app.server.io.in(`residents:${location.id}`).fetchSockets()).some((x) => x.id === resident.id))).toBe(true);
+  expect(await eventually(async () => (await app.server.io.local.in(`residents:${location.id}`).fetchSockets()).some((x) => x.id === resident.id))).toBe(true);
 
   const heard: LocationBody[] = [];
   resident.on('location:updated', (l: LocationBody) => heard.push(l));
