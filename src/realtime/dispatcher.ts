@@ -47,7 +47,12 @@ export function createDispatcher(operations: readonly Operation[], runner: Opera
       platform.log.error({ err, event: typeof name === 'string' ? name.slice(0, 100) : typeof name }, 'socket event failed');
       result = { status: 500, body: INTERNAL_ERROR_BODY };
     }
-    ack?.(result);
+    try {
+      ack?.(result);
+    } catch (err) {
+      // An answer that cannot be encoded must not become an unhandled rejection that ends the process.
+      platform.log.error({ err, event: typeof name === 'string' ? name.slice(0, 100) : typeof name }, 'could not answer a socket event');
+    }
   }
 
   /** Register on a new socket: every packet it sends is dispatched, none reaches socket.on listeners. */
