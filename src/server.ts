@@ -67,7 +67,8 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
       jobs?.stop();
       // Stop accepting; in-flight requests finish (bounded by the grace period); sockets are closed.
       // Only then do the database and Redis connections close, since those requests still use them.
-      realtime.disconnectSockets(true);
+      // This node's sockets only: with the Redis adapter a plain disconnectSockets closes every node's sockets.
+      realtime.local.disconnectSockets(true);
       await Promise.all([web.drain(config.SHUTDOWN_GRACE_MS), realtime.close().catch(() => undefined)]);
       await stopPlatform();
     })());

@@ -92,6 +92,23 @@ describeWithRedis('several nodes sharing REDIS_URL', () => {
     await expired;
     expect(await gone).toBe('io server disconnect');
   });
+
+  test('when one node of the cluster shuts down, then only its own sockets are closed: sockets on the other nodes stay connected', async () => {
+    const alice = await aUser(nodeA);
+    const onA = await nodeA.socket(alice.token);
+    let nodeC!: TestApp;
+    await jest.isolateModulesAsync(async () => {
+      const isolated = await import('../helpers/test-app.js');
+      nodeC = await isolated.startTestApp(cluster);
+    });
+    await nodeC.socket(alice.token);
+    await nodeC.stop();
+    // Published through Redis after C's shutdown broadcast (if there was one): when it arrives, that has too.
+    const probe = nextEvent(onA, 'test:after-stop');
+    nodeB.server.io.to(`user:${alice.id}`).emit('test:after-stop', 'still here');
+    expect(await probe).toBe('still here');
+    expect(onA.connected).toBe(true);
+  });
 });
 
 /** Whether the socket hears an emit to the location's audience made on `from`. */
