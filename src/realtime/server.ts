@@ -24,6 +24,11 @@ import type { AppSocket } from './socket-types.js';
 export interface RealtimeOptions {
   /** Time for token expiry and the caller cache (tests pass a manual clock). */
   clock?: Clock;
+  /**
+   * Prefix of the Redis adapter's channels (default `socket.io`): the nodes that share it form one cluster.
+   * Test runs on one machine use their own, so that one run's broadcasts never reach another's sockets.
+   */
+  adapterKey?: string;
   /** Where a user lives now (residents' rooms); tests hold these reads to put a race in a chosen order. */
   locationOf?: (userId: string) => Promise<string | null>;
 }
@@ -41,7 +46,7 @@ export function createRealtimeServer(httpServer: http.Server, operations: readon
     // Events emitted on one node reach sockets connected to every node.
     const pub = platform.redis.duplicate();
     const sub = platform.redis.duplicate();
-    io.adapter(createAdapter(pub, sub));
+    io.adapter(createAdapter(pub, sub, options.adapterKey ? { key: options.adapterKey } : {}));
     httpServer.on('close', () => {
       // quit, not disconnect: the adapter's (un)subscribe commands may still be queued (a server stopped
       // right after it started), and disconnect rejects them with no one listening, an unhandled

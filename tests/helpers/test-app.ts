@@ -46,7 +46,10 @@ export async function startTestApp(env: Record<string, string> = {}, opts: { ope
       ...env,
     },
   );
-  const server = await startServer(config, { jobs: false, operations: opts.operations, realtime: opts.realtime });
+  // One Socket.IO cluster per test run (every file of a run shares the process): other runs on this machine
+  // use the same Redis, and their broadcasts (a room emit, a fetchSockets) must not reach this run's sockets.
+  const realtime = { adapterKey: `socket.io-test-${process.pid}`, ...opts.realtime };
+  const server = await startServer(config, { jobs: false, operations: opts.operations, realtime });
   const sockets: Socket[] = [];
 
   const socket = async (token?: string) => {
