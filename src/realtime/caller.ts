@@ -6,7 +6,7 @@ import { clientAddress, isTrustedProxy } from '../core/client-address.js';
 import { platform } from '../platform/index.js';
 import { userFromAccessClaims, type AccessClaims } from '../modules/accounts/tokens.js';
 import type { Clock } from './clock.js';
-import type { AppSocket, SocketSession } from './socket-types.js';
+import type { AppSocket } from './socket-types.js';
 
 /**
  * The caller of a socket event, checked like a REST request without a database round trip per event.
@@ -113,4 +113,3 @@ export function subscriptionsOf(socket: AppSocket): Array<{ channel: string; id:
   return subscriptions;
 }
 
-export type { SocketSession };

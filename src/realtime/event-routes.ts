@@ -1,4 +1,3 @@
-import type { Server } from 'socket.io';
 import type { DomainEvent, DomainEventMap, DomainEventName } from '../core/events.js';
 import type { RealtimeNode } from './node.js';
 import { locationAudience, userRoom } from './rooms.js';
@@ -12,12 +11,10 @@ export { locationAudience, residentsRoom } from './rooms.js';
  */
 type DomainEventRoutes = { [K in DomainEventName]: (node: RealtimeNode, payload: DomainEventMap[K]) => void };
 
-const to = (io: Server, rooms: string | string[]) => io.to(rooms);
-
 export const domainEventRoutes: DomainEventRoutes = {
-  'notification.created': ({ io }, { userId, notification }) => to(io, userRoom(userId)).emit('notification:created', notification),
-  'notification.updated': ({ io }, { userId, notification }) => to(io, userRoom(userId)).emit('notification:updated', notification),
-  'location.updated': ({ io }, { location }) => to(io, locationAudience(location.id)).emit('location:updated', location),
+  'notification.created': ({ io }, { userId, notification }) => io.to(userRoom(userId)).emit('notification:created', notification),
+  'notification.updated': ({ io }, { userId, notification }) => io.to(userRoom(userId)).emit('notification:updated', notification),
+  'location.updated': ({ io }, { location }) => io.to(locationAudience(location.id)).emit('location:updated', location),
   // Every device of the user follows it to the new location's residents' room, on every node.
   'user.location_changed': (node, { userId, toLocationId }) => node.broadcast({ kind: 'location_changed', userId, toLocationId }),
   'user.deactivated': (node, { userId }) => {
