@@ -5,7 +5,7 @@ import type { Config } from './platform/config.js';
 import { platform, startPlatform, stopPlatform } from './platform/index.js';
 import { createHttpApp } from './http/app.js';
 import { drainableServer, type DrainableServer } from './http/drain.js';
-import { createRealtimeServer } from './realtime/server.js';
+import { createRealtimeServer, type RealtimeOptions } from './realtime/server.js';
 import { operations } from './registry.js';
 import type { OperationRunner } from './core/run-operation.js';
 import type { Operation } from './core/operation.js';
@@ -31,6 +31,8 @@ export interface ServerOptions {
   jobs?: boolean;
   /** The operations to serve (default: every operation of the registry; tests may add throwaway ones). */
   operations?: readonly Operation[];
+  /** Socket.IO options (tests pass a manual clock). */
+  realtime?: RealtimeOptions;
 }
 
 export async function startServer(config: Config, opts: ServerOptions = {}): Promise<RunningServer> {
@@ -46,7 +48,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
       onUnexpectedError: (err, op, ctx) => platform.log.error({ err, operation: op.name, requestId: ctx.requestId, transport: ctx.transport }, 'operation failed'),
     };
     web = drainableServer(createHttpApp(served, runner));
-    io = createRealtimeServer(web.server, served, runner);
+    io = createRealtimeServer(web.server, served, runner, opts.realtime);
     await new Promise<void>((resolve, reject) => {
       web.server.once('error', reject);
       web.server.listen(config.PORT, config.HOST, () => resolve());
@@ -69,7 +71,8 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
       jobs?.stop();
       // Stop accepting; in-flight requests finish (bounded by the grace period); sockets are closed.
       // Only then do the database and Redis connections close, since those requests still use them.
-      realtime.disconnectSockets(true);
+      // This node's sockets only: with the Redis adapter a plain disconnectSockets closes every node's sockets.
+      realtime.local.disconnectSockets(true);
       await Promise.all([web.drain(config.SHUTDOWN_GRACE_MS), realtime.close().catch(() => undefined)]);
       await stopPlatform();
     })());

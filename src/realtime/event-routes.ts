@@ -1,42 +1,32 @@
-import type { Server } from 'socket.io';
-import type { DomainEvent } from '../core/events.js';
+import type { DomainEvent, DomainEventMap, DomainEventName } from '../core/events.js';
+import type { RealtimeNode } from './node.js';
+import { locationAudience, userRoom } from './rooms.js';
+
+export { locationAudience, residentsRoom } from './rooms.js';
 
 /**
- * Who hears a location's events: the sockets that subscribed to it (`subscribe {channel: 'location'}`) and
- * the sockets of the users who live there. Two rooms, so that a user moving away takes its sockets out of the
- * residents' room without undoing a subscription the client made on purpose (a socket in both hears once).
+ * Where each domain event is heard (DESIGN.md section 5). The only place that knows which rooms hear what;
+ * services never touch sockets. Every event has an entry, checked by the compiler: an event that reaches no
+ * socket says so and what handles it instead, so a new event cannot be dropped by omission.
  */
-export const residentsRoom = (locationId: string) => `residents:${locationId}`;
-export const locationAudience = (locationId: string) => [`location:${locationId}`, residentsRoom(locationId)];
+type DomainEventRoutes = { [K in DomainEventName]: (node: RealtimeNode, payload: DomainEventMap[K]) => void };
 
-/**
- * Where each domain event is heard (DESIGN.md section 5). The only place that knows room names
- * besides the subscribe handler; services never touch sockets.
- */
-export function routeDomainEvent(io: Server, event: DomainEvent): void {
-  switch (event.name) {
-    case 'notification.created':
-      io.to(`user:${event.payload.userId}`).emit('notification:created', event.payload.notification);
-      return;
-    case 'notification.updated':
-      io.to(`user:${event.payload.userId}`).emit('notification:updated', event.payload.notification);
-      return;
-    case 'user.location_changed': {
-      const { userId, fromLocationId, toLocationId } = event.payload;
-      // Every device of the user follows it to the new location's residents' room. This node's sockets move at once:
-      // with the Redis adapter the cluster-wide move lands only after a round trip, and an event for the
-      // new room (e.g. location:updated from the same transaction) is emitted right after this one.
-      for (const ops of [io.local, io]) {
-        if (fromLocationId) ops.in(`user:${userId}`).socketsLeave(residentsRoom(fromLocationId));
-        if (toLocationId) ops.in(`user:${userId}`).socketsJoin(residentsRoom(toLocationId));
-      }
-      return;
-    }
-    case 'location.updated':
-      io.to(locationAudience(event.payload.location.id)).emit('location:updated', event.payload.location);
-      return;
-    case 'user.deactivated':
-      io.in(`user:${event.payload.userId}`).disconnectSockets(true);
-      return;
-  }
+export const domainEventRoutes: DomainEventRoutes = {
+  'notification.created': ({ io }, { userId, notification }) => io.to(userRoom(userId)).emit('notification:created', notification),
+  'notification.updated': ({ io }, { userId, notification }) => io.to(userRoom(userId)).emit('notification:updated', notification),
+  'location.updated': ({ io }, { location }) => io.to(locationAudience(location.id)).emit('location:updated', location),
+  // Every device of the user follows it to the new location's residents' room, on every node.
+  'user.location_changed': (node, { userId, toLocationId }) => node.broadcast({ kind: 'location_changed', userId, toLocationId }),
+  'user.deactivated': (node, { userId }) => {
+    node.io.in(userRoom(userId)).disconnectSockets(true);
+    node.broadcast({ kind: 'caller_changed', userId });
+  },
+  // No push: every node drops the cached caller and checks its sockets again.
+  'user.access_changed': (node, { userId }) => node.broadcast({ kind: 'caller_changed', userId }),
+  // No push: the user's sockets leave that channel's room on every node.
+  'channel.access_ended': (node, { userId, channel, id }) => node.broadcast({ kind: 'channel_access_ended', userId, channel, id }),
+};
+
+export function routeDomainEvent(node: RealtimeNode, event: DomainEvent): void {
+  (domainEventRoutes[event.name] as (node: RealtimeNode, payload: unknown) => void)(node, event.payload);
 }

@@ -1,43 +1,74 @@
 import { z } from 'zod';
-import { findChannel, roomName } from '../core/channels.js';
+import { channelRoom, findChannel } from '../core/channels.js';
 import type { RequestContext } from '../core/context.js';
-import { AppError, INTERNAL_ERROR_BODY, MESSAGES } from '../core/errors.js';
+import { AppError, INTERNAL_ERROR_BODY, MESSAGES, invalidToken } from '../core/errors.js';
 import { zodToFieldErrors, zUuid } from '../core/validation.js';
 import { platform } from '../platform/index.js';
-import type { AppSocket } from './server.js';
+import { subscriptionsOf } from './caller.js';
+import type { AppSocket } from './socket-types.js';
 
 /**
  * `subscribe {channel, id}`: the module that owns the channel decides whether this caller may watch
  * that object; only then does the socket join the room. Acks mirror an operation's `{status, body}`.
+ * The socket's rooms are the one record of its subscriptions (see caller.ts subscriptionsOf), so a room
+ * left from another node (channel.access_ended) leaves no stale record behind.
  */
 const subscriptionInput = z.object({ channel: z.string({ error: 'This field is required.' }), id: zUuid() });
 
-export async function handleSubscribe(socket: AppSocket, rawInput: unknown, ctx: RequestContext) {
-  const parsed = subscriptionInput.safeParse(rawInput ?? {});
+type Result = { status: number; body: unknown };
+
+export async function handleSubscribe(socket: AppSocket, rawInput: unknown, callerContext: () => Promise<RequestContext>): Promise<Result> {
+  const parsed = subscriptionInput.safeParse(rawInput);
   if (!parsed.success) return { status: 400, body: zodToFieldErrors(parsed.error) };
   const { channel, id } = parsed.data;
   const definition = findChannel(channel);
   if (!definition) return { status: 400, body: { channel: [`Unknown channel "${channel}".`] } };
-  try {
-    await definition.authorize(id, ctx);
-  } catch (err) {
-    if (err instanceof AppError) return { status: err.status, body: err.body };
-    platform.log.error({ err, channel }, 'subscribe failed');
-    return { status: 500, body: INTERNAL_ERROR_BODY };
+  // A right that ends while authorize runs (access epoch moved) must not be undone by the join that follows:
+  // then the caller and its right are checked again.
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const epoch = socket.data.accessEpoch;
+    try {
+      const ctx = await callerContext();
+      // As on an operation where a token is optional: a token no longer accepted is told, not ignored.
+      if (ctx.authError) throw invalidToken();
+      await definition.authorize(id, ctx);
+    } catch (err) {
+      if (err instanceof AppError) return { status: err.status, body: err.body };
+      platform.log.error({ err, channel }, 'subscribe failed');
+      return { status: 500, body: INTERNAL_ERROR_BODY };
+    }
+    if (socket.data.accessEpoch !== epoch) continue;
+    if (socket.connected) await socket.join(channelRoom(channel, id));
+    return { status: 200, body: { channel, id } };
   }
-  const room = roomName(channel, id);
-  await socket.join(room);
-  socket.data.subscriptions.set(room, { channel, id });
+  return { status: 403, body: { detail: MESSAGES.forbidden } };
+}
+
+export async function handleUnsubscribe(socket: AppSocket, rawInput: unknown): Promise<Result> {
+  const parsed = subscriptionInput.safeParse(rawInput);
+  if (!parsed.success) return { status: 400, body: zodToFieldErrors(parsed.error) };
+  const { channel, id } = parsed.data;
+  const room = channelRoom(channel, id);
+  if (!socket.rooms.has(room)) return { status: 404, body: { detail: MESSAGES.notFound } };
+  await socket.leave(room);
   return { status: 200, body: { channel, id } };
 }
 
-export async function handleUnsubscribe(socket: AppSocket, rawInput: unknown) {
-  const parsed = subscriptionInput.safeParse(rawInput ?? {});
-  if (!parsed.success) return { status: 400, body: zodToFieldErrors(parsed.error) };
-  const { channel, id } = parsed.data;
-  const room = roomName(channel, id);
-  if (!socket.data.subscriptions.has(room)) return { status: 404, body: { detail: MESSAGES.notFound } };
-  await socket.leave(room);
-  socket.data.subscriptions.delete(room);
-  return { status: 200, body: { channel, id } };
+/**
+ * Check every subscription of the socket again for the caller it has now (after a change of rights, or a
+ * sign-out); leave the rooms it may no longer watch. Fails closed: a check that errors also leaves.
+ */
+export async function reauthorizeSubscriptions(socket: AppSocket, ctx: RequestContext): Promise<void> {
+  await Promise.all(
+    subscriptionsOf(socket).map(async ({ channel, id }) => {
+      const definition = findChannel(channel);
+      try {
+        if (!definition) throw new Error(`channel ${channel} is no longer defined`);
+        await definition.authorize(id, ctx);
+      } catch (err) {
+        if (!(err instanceof AppError)) platform.log.error({ err, channel }, 'could not check a subscription again; leaving it');
+        await socket.leave(channelRoom(channel, id));
+      }
+    }),
+  );
 }

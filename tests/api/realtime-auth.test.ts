@@ -1,24 +1,25 @@
+import crypto from 'node:crypto';
+import jwt from 'jsonwebtoken';
 import { io as ioClient, type Socket } from 'socket.io-client';
-import { nextEvent, noEvent, startTestApp, type TestApp } from '../helpers/test-app.js';
+import { nextEvent, startTestApp, type TestApp } from '../helpers/test-app.js';
+import { ManualClock } from '../helpers/manual-clock.js';
 import { aUser, type TestUser } from '../builders/users.js';
-import { signAccessToken } from '../../src/modules/accounts/tokens.js';
+import { platform } from '../../src/platform/index.js';
 
-/** Access tokens live 2 seconds in this app, so expiry on a live socket can be watched. */
+/** Token expiry on live sockets runs on a clock the tests move by hand: no test waits for a token to run out. */
 let app: TestApp;
+const clock = new ManualClock();
 beforeAll(async () => {
-  app = await startTestApp({ ACCESS_TOKEN_LIFETIME_SECONDS: '2' });
+  app = await startTestApp({}, { realtime: { clock } });
 });
 afterAll(async () => {
   await app.stop();
 });
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-/** JWT times are whole seconds: start just after a second begins so a token lives its full 2 s. */
-const startOfNextSecond = () => sleep(1000 - (Date.now() % 1000) + 20);
+beforeEach(() => clock.reset());
 
 /**
- * A new access token for the user, through the refresh endpoint (fast: no password hashing, so the
- * timing of these tests does not depend on the machine's load). Keeps the user's refresh token current.
+ * A new access token for the user, through the refresh endpoint (fast: no password hashing).
+ * Keeps the user's refresh token current.
  */
 async function freshToken(user: TestUser): Promise<string> {
   const res = await app.rest('POST', '/api/auth/refresh/', { body: { refresh: user.refresh } });
@@ -27,8 +28,15 @@ async function freshToken(user: TestUser): Promise<string> {
   return res.body.access_token;
 }
 
-/** The token's `exp` in milliseconds (read only to time the test, never trusted by the server). */
+/** An access token signed with the service's key that expires at `exp` (seconds), as the service would issue it. */
+const accessTokenExpiringAt = (userId: string, exp: number) =>
+  jwt.sign({ type: 'access', jti: crypto.randomUUID(), iat: Math.floor(Date.now() / 1000), exp }, platform.jwtSecret, { algorithm: 'HS256', subject: userId });
+
+/** The token's `exp` in milliseconds (read only to drive the clock, never trusted by the server). */
 const expiresAt = (token: string): number => JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString()).exp * 1000;
+
+/** A round trip on the socket: whatever the server emitted before answering has arrived by then. */
+const roundTrip = (s: Socket) => s.timeout(5000).emitWithAck('locations.search', { q: 'x' });
 
 function connectError(auth: Record<string, unknown>, extraHeaders?: Record<string, string>): Promise<Error> {
   return new Promise((resolve, reject) => {
@@ -53,8 +61,11 @@ describe('socket handshake', () => {
 
   test('when the token has expired, then the connection is refused with connect_error unauthorized', async () => {
     const alice = await aUser(app);
-    await sleep(3100);
-    expect((await connectError({ token: alice.token })).message).toBe('unauthorized');
+    const expired = accessTokenExpiringAt(alice.id, Math.floor(Date.now() / 1000) - 1);
+    expect((await connectError({ token: expired })).message).toBe('unauthorized');
+    // Control: the same kind of token, not yet expired, connects.
+    const valid = await app.socket(accessTokenExpiringAt(alice.id, Math.floor(Date.now() / 1000) + 60));
+    expect(await valid.timeout(5000).emitWithAck('users.profile', {})).toMatchObject({ status: 200, body: { id: alice.id } });
   });
 
   test('when a good token comes as an Authorization header, then the socket is authenticated', async () => {
@@ -91,37 +102,55 @@ describe('socket handshake', () => {
 });
 
 describe('access token expiry on a live socket', () => {
-  test('when the access token expires, then the server emits auth:expired and disconnects the socket', async () => {
+  test('when the access token expires, then the server emits auth:expired and disconnects the socket, not a moment before', async () => {
     const alice = await aUser(app);
-    await startOfNextSecond();
-    const connectedAt = Date.now();
-    const s = await app.socket(await freshToken(alice));
-    const expired = nextEvent(s, 'auth:expired', 4000).then(() => Date.now());
+    const token = await freshToken(alice);
+    const s = await app.socket(token);
+    let expiredAt: number | null = null;
+    s.on('auth:expired', () => (expiredAt = clock.now()));
     const gone = disconnected(s);
-    const expiredAt = await expired;
-    expect(expiredAt - connectedAt).toBeGreaterThan(1500);
+
+    clock.advance(expiresAt(token) - clock.now() - 1);
+    expect((await roundTrip(s)).status).toBe(200);
+    expect(expiredAt).toBeNull();
+
+    clock.advance(1);
     expect(await gone).toBe('io server disconnect');
+    expect(expiredAt).toBe(expiresAt(token));
     expect(s.connected).toBe(false);
   });
 
   test('when the client renews with a fresh token before expiry, then the socket stays connected past the first expiry, until the new one runs out', async () => {
     const alice = await aUser(app);
-    await startOfNextSecond();
-    // Signed by the service's own token code, without a round trip: the renewal window is under a second.
-    const first = signAccessToken(alice.id);
+    const first = accessTokenExpiringAt(alice.id, Math.floor(clock.now() / 1000) + 60);
     const s = await app.socket(first);
-    // JWT times are whole seconds: wait for the next second so the renewal expires later than the first token.
-    await sleep(Math.max(0, expiresAt(first) - 1000 - Date.now()) + 20);
-    const renewal = signAccessToken(alice.id);
-    expect(expiresAt(renewal)).toBeGreaterThan(expiresAt(first));
+    let expiredAt: number | null = null;
+    s.on('auth:expired', () => (expiredAt = clock.now()));
+
+    clock.advance(expiresAt(first) - clock.now() - 1000);
+    const renewal = accessTokenExpiringAt(alice.id, expiresAt(first) / 1000 + 60);
     const ack = await s.timeout(3000).emitWithAck('auth:renew', { token: renewal });
     expect(ack).toEqual({ status: 200, body: { expires_at: new Date(expiresAt(renewal)).toISOString() } });
 
-    await noEvent(s, 'auth:expired', expiresAt(first) - Date.now() + 400); // until past the first token's expiry
+    clock.advance(expiresAt(first) - clock.now() + 10_000); // well past the first token's expiry
+    expect(await s.timeout(3000).emitWithAck('users.profile', {})).toMatchObject({ status: 200, body: { id: alice.id } });
+    expect(expiredAt).toBeNull();
     expect(s.connected).toBe(true);
-    const profile = await s.timeout(3000).emitWithAck('users.profile', {});
-    expect(profile).toMatchObject({ status: 200, body: { id: alice.id } });
-    await nextEvent(s, 'auth:expired', expiresAt(renewal) - Date.now() + 1500);
+
+    const gone = disconnected(s);
+    clock.advance(expiresAt(renewal) - clock.now());
+    expect(await gone).toBe('io server disconnect');
+    expect(expiredAt).toBe(expiresAt(renewal));
+  });
+
+  test('when a socket disconnects, then its expiry timer is cleared', async () => {
+    const alice = await aUser(app);
+    const before = clock.pending;
+    const s = await app.socket(await freshToken(alice));
+    expect(clock.pending).toBe(before + 1);
+    app.server.io.local.in(`user:${alice.id}`).disconnectSockets(true);
+    expect(clock.pending).toBe(before);
+    expect(await nextEvent(s, 'disconnect')).toBe('io server disconnect');
   });
 
   test("when the client renews with a bad token or another user's token, then the ack is 401 and the socket keeps its user", async () => {

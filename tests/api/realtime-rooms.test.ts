@@ -1,12 +1,37 @@
 import crypto from 'node:crypto';
 import type { Socket } from 'socket.io-client';
 import { locationAudience } from '../../src/realtime/event-routes.js';
-import { nextEvent, noEvent, startTestApp, unique, type TestApp } from '../helpers/test-app.js';
+import { startTestApp, unique, type TestApp } from '../helpers/test-app.js';
 import { aUser, type TestUser } from '../builders/users.js';
+import { domainEvents } from '../../src/core/events.js';
+import { currentLocationId } from '../../src/modules/users/users.queries.js';
+
+/**
+ * The residents' room logic reads where a user lives through this function; a test may hold the reads of one
+ * user and release them in the order it chooses, to play a race between a connect and a move deterministically.
+ */
+let holdReadsOf: string | null = null;
+const heldReads: Array<() => void> = [];
+let onHeld: (() => void) | null = null;
+async function locationOf(userId: string): Promise<string | null> {
+  const locationId = await currentLocationId(userId);
+  if (holdReadsOf === userId) {
+    await new Promise<void>((release) => {
+      heldReads.push(release);
+      onHeld?.();
+    });
+  }
+  return locationId;
+}
+const readsHeld = (n: number) =>
+  new Promise<void>((resolve) => {
+    onHeld = () => heldReads.length >= n && resolve();
+    onHeld();
+  });
 
 let app: TestApp;
 beforeAll(async () => {
-  app = await startTestApp();
+  app = await startTestApp({}, { realtime: { locationOf } });
 });
 afterAll(async () => {
   await app.stop();
@@ -18,19 +43,21 @@ async function moveTo(user: TestUser): Promise<string> {
   return res.body.location.id;
 }
 
-/** Room membership is server-side only: observe it by emitting to the room and seeing who hears it. */
+/**
+ * Room membership is server-side only: observe it by emitting to the room and seeing who hears it. A round
+ * trip on the socket after the emit (an unknown event, acked 404 at once) is the deadline: a probe sent to
+ * the socket's rooms arrives before that answer, so no timer decides.
+ */
 async function hears(socket: Socket, locationId: string): Promise<boolean> {
   const probe = crypto.randomUUID();
-  const heard = new Promise<boolean>((resolve) => {
-    const timer = setTimeout(() => resolve(false), 600);
-    socket.on('test:probe', (p: string) => {
-      if (p === probe) {
-        clearTimeout(timer);
-        resolve(true);
-      }
-    });
-  });
+  let heard = false;
+  const onProbe = (p: string) => {
+    if (p === probe) heard = true;
+  };
+  socket.on('test:probe', onProbe);
   app.server.io.to(locationAudience(locationId)).emit('test:probe', probe);
+  await socket.timeout(5000).emitWithAck('test:round-trip', {});
+  socket.off('test:probe', onProbe);
   return heard;
 }
 
@@ -39,9 +66,13 @@ async function eventually(check: () => Promise<boolean>, ms = 3000): Promise<boo
   const until = Date.now() + ms;
   while (Date.now() < until) {
     if (await check()) return true;
+    await new Promise((resolve) => setImmediate(resolve));
   }
   return false;
 }
+
+/** The residents' rooms a client socket is in, read on the server. */
+const residentsRoomsOf = (s: Socket) => [...(app.server.io.of('/').sockets.get(s.id!)?.rooms ?? [])].filter((room) => room.startsWith('residents:'));
 
 describe('location rooms', () => {
   test("when an authenticated socket connects, then it is in its user's location room and not in others", async () => {
@@ -50,7 +81,9 @@ describe('location rooms', () => {
     const alicesPlace = await moveTo(alice);
     const bobsPlace = await moveTo(bob);
     const s = await app.socket(alice.token);
+    const bobsSocket = await app.socket(bob.token);
     expect(await eventually(() => hears(s, alicesPlace))).toBe(true);
+    expect(await eventually(() => hears(bobsSocket, bobsPlace))).toBe(true); // control: the probe reaches bob's place
     expect(await hears(s, bobsPlace)).toBe(false);
   });
 
@@ -59,6 +92,8 @@ describe('location rooms', () => {
     const before = await moveTo(alice);
     const phone = await app.socket(alice.token);
     const laptop = await app.socket(alice.token);
+    const display = await app.socket();
+    expect(await display.timeout(3000).emitWithAck('subscribe', { channel: 'location', id: before })).toMatchObject({ status: 200 });
     expect(await eventually(() => hears(phone, before))).toBe(true);
 
     const ack = await phone.timeout(5000).emitWithAck('users.update_location', { country: `Country ${unique()}`, city: `City ${unique()}` });
@@ -69,6 +104,7 @@ describe('location rooms', () => {
       expect(await eventually(() => hears(s, after))).toBe(true);
       expect(await hears(s, before)).toBe(false);
     }
+    expect(await hears(display, before)).toBe(true); // control: the old room is still heard by who watches it
 
     // And through REST profile update as well.
     const third = await app.rest('PATCH', '/api/users/profile/', { token: alice.token, body: { location: { country: `Country ${unique()}`, city: `City ${unique()}` } } });
@@ -94,6 +130,8 @@ describe('location rooms', () => {
     const alice = await aUser(app);
     const place = await moveTo(alice);
     const anonymous = await app.socket();
+    const resident = await app.socket(alice.token);
+    expect(await eventually(() => hears(resident, place))).toBe(true); // control: the place's room is heard by its resident
     expect(await hears(anonymous, place)).toBe(false);
   });
 });
@@ -132,6 +170,9 @@ describe('subscribe / unsubscribe', () => {
     const id = crypto.randomUUID();
     expect(await display.timeout(3000).emitWithAck('subscribe', { channel: 'location', id })).toEqual({ status: 404, body: { detail: 'Not found.' } });
     expect(await hears(display, id)).toBe(false);
+    // Control: had the socket been put in that room, the probe would have reached it.
+    app.server.io.of('/').sockets.get(display.id!)!.join(locationAudience(id)[0]);
+    expect(await hears(display, id)).toBe(true);
   });
 
   test('when unsubscribing from something never subscribed, then the ack is 404', async () => {
@@ -146,11 +187,50 @@ describe('user room', () => {
     const alice = await aUser(app);
     const bob = await aUser(app);
     const s = await app.socket(alice.token);
-    const other = noEvent(s, 'test:user', 500);
+    const heard: string[] = [];
+    s.on('test:user', (p: string) => heard.push(p));
     app.server.io.to(`user:${bob.id}`).emit('test:user', 'for bob');
-    await other;
-    const mine = nextEvent(s, 'test:user');
     app.server.io.to(`user:${alice.id}`).emit('test:user', 'for alice');
-    expect(await mine).toBe('for alice');
+    await s.timeout(5000).emitWithAck('test:round-trip', {});
+    expect(heard).toEqual(['for alice']);
+  });
+});
+
+describe('residents room while the user moves', () => {
+  test('when a socket reads the old place on connect and that read finishes after the move was routed, then the socket is only in the new place', async () => {
+    const alice = await aUser(app);
+    const oldPlace = await moveTo(alice);
+    holdReadsOf = alice.id;
+    try {
+      const s = await app.socket(alice.token);
+      await readsHeld(1); // the connect-time read has seen the old place and is held
+      const newPlace = await moveTo(alice); // committed and routed: the socket is moved, and reads again
+      await readsHeld(2);
+      expect(residentsRoomsOf(s)).toEqual([`residents:${newPlace}`]);
+      // The worst order: the read that saw the new place finishes first, the stale connect-time read last.
+      holdReadsOf = null;
+      heldReads.pop()!();
+      heldReads.pop()!();
+      await s.timeout(5000).emitWithAck('test:round-trip', {}); // both reads have been applied (or ignored) by now
+      expect(residentsRoomsOf(s)).toEqual([`residents:${newPlace}`]);
+      expect(await hears(s, oldPlace)).toBe(false);
+      expect(await hears(s, newPlace)).toBe(true);
+    } finally {
+      holdReadsOf = null;
+      onHeld = null;
+      for (const release of heldReads.splice(0)) release();
+    }
+  });
+
+  test('when moves are routed out of order, then the sockets end where the user is', async () => {
+    const alice = await aUser(app);
+    const first = await moveTo(alice);
+    const s = await app.socket(alice.token);
+    expect(await eventually(async () => residentsRoomsOf(s).join() === `residents:${first}`)).toBe(true);
+    const second = await moveTo(alice);
+    // A late, stale event (an earlier move routed after this one) names the previous place.
+    domainEvents.publish('user.location_changed', { userId: alice.id, fromLocationId: null, toLocationId: first });
+    expect(residentsRoomsOf(s)).toEqual([`residents:${first}`]); // followed at once, then checked by a read
+    expect(await eventually(async () => residentsRoomsOf(s).join() === `residents:${second}`)).toBe(true);
   });
 });

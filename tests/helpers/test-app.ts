@@ -7,6 +7,7 @@ import { io as ioClient, type Socket } from 'socket.io-client';
 import { loadConfig } from '../../src/platform/config.js';
 import { startServer, type RunningServer } from '../../src/server.js';
 import type { Operation } from '../../src/core/operation.js';
+import type { RealtimeOptions } from '../../src/realtime/server.js';
 
 /**
  * The real service, in-process, on a free port, against the test database (and Redis when
@@ -26,8 +27,8 @@ export interface TestApp {
   stop(): Promise<void>;
 }
 
-/** `opts.operations` replaces the registry's operations (e.g. `[...operations, aThrowawayOp]`). */
-export async function startTestApp(env: Record<string, string> = {}, opts: { operations?: readonly Operation[] } = {}): Promise<TestApp> {
+/** `opts.operations` replaces the registry's operations (e.g. `[...operations, aThrowawayOp]`); `opts.realtime.clock` drives token expiry on sockets. */
+export async function startTestApp(env: Record<string, string> = {}, opts: { operations?: readonly Operation[]; realtime?: RealtimeOptions } = {}): Promise<TestApp> {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'hyperlocal-test-app-'));
   const config = loadConfig(
     {},
@@ -45,7 +46,10 @@ export async function startTestApp(env: Record<string, string> = {}, opts: { ope
       ...env,
     },
   );
-  const server = await startServer(config, { jobs: false, operations: opts.operations });
+  // One Socket.IO cluster per test run (every file of a run shares the process): other runs on this machine
+  // use the same Redis, and their broadcasts (a room emit, a fetchSockets) must not reach this run's sockets.
+  const realtime = { adapterKey: `socket.io-test-${process.pid}`, ...opts.realtime };
+  const server = await startServer(config, { jobs: false, operations: opts.operations, realtime });
   const sockets: Socket[] = [];
 
   const socket = async (token?: string) => {
