@@ -88,11 +88,6 @@ export function currentDb(): DbOrTx {
   return current?.open ? current.tx : platform.db;
 }
 
-/** True while the running code is inside `transaction()`. */
-export function inTransaction(): boolean {
-  return scope.getStore()?.open === true;
-}
-
 /**
  * Run `fn` in one transaction; domain events it raises are published only after COMMIT, never on rollback.
  * The transaction and its pending events are carried in AsyncLocalStorage (see `currentDb`).
