@@ -107,6 +107,8 @@ export async function ensureLocationsDataset(pool: pg.Pool, regenerate: boolean)
     await client.query('TRUNCATE locations, users CASCADE');
     await client.query('DROP TABLE IF EXISTS bench_location_ordinals');
     await client.query('SET synchronous_commit = off');
+    // The bulk statements run for minutes: no statement_timeout for this session (reset below).
+    await client.query('SET statement_timeout = 0');
     // Bulk load without triggers (row triggers such as "members changed" bookkeeping and the foreign-key
     // checks): the generator writes consistent rows itself, and a million trigger calls would take longer
     // than the load. Reset before the client goes back to the pool.
@@ -139,6 +141,7 @@ export async function ensureLocationsDataset(pool: pg.Pool, regenerate: boolean)
     step('done');
   } finally {
     await client.query('RESET session_replication_role').catch(() => undefined);
+    await client.query('RESET statement_timeout').catch(() => undefined);
     client.release();
   }
   return true;

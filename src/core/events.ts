@@ -47,6 +47,11 @@ export class PendingEvents {
     this.events.push({ name, payload } as DomainEvent);
   }
 
+  /** Take over the events of a nested unit of work that succeeded (a savepoint): they publish with ours. */
+  adopt(other: PendingEvents): void {
+    this.events.push(...other.events.splice(0));
+  }
+
   flush(): void {
     domainEvents.publishAll(this.events.splice(0));
   }

@@ -2,6 +2,7 @@ import type { RequestContext } from './context.js';
 import type { Operation, OperationResult, RateLimitRule } from './operation.js';
 import { AppError, INTERNAL_ERROR_BODY, forbidden, invalidToken, notAuthenticated } from './errors.js';
 import { zodToFieldErrors } from './validation.js';
+import { isDatabaseTimeout, serviceUnavailable } from './database-errors.js';
 import type { RateLimits } from './rate-limit.js';
 
 /**
@@ -62,6 +63,12 @@ export async function runAdmittedOperation(runner: OperationRunner, op: Operatio
 const isCallerKeyed = (rule: RateLimitRule): rule is RateLimitRule & { key: 'ip' | 'user' } => rule.key === 'ip' || rule.key === 'user';
 
 function failure(runner: OperationRunner, op: Operation, ctx: RequestContext, err: unknown): OperationResult {
+  if (isDatabaseTimeout(err)) {
+    // Logged like a failure (someone should look at a slow statement or a full pool), answered 503.
+    runner.onUnexpectedError(err, op, ctx);
+    const unavailable = serviceUnavailable();
+    return { status: unavailable.status, body: unavailable.body, headers: unavailable.headers };
+  }
   const appError = asAppError(err);
   if (appError) return { status: appError.status, body: appError.body, headers: appError.headers };
   runner.onUnexpectedError(err, op, ctx);

@@ -16,6 +16,12 @@ const schema = z.object({
   DATABASE_URL: optionalUrl,
   /** Connections in the pool to a server database (the embedded one always gets 1). */
   DATABASE_POOL_MAX: z.coerce.number().int().positive().default(10),
+  /** Longest wait for a database connection, new or from a full pool, before the request fails with 503 (0: none). */
+  DATABASE_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(0).default(10000),
+  /** Server database: PostgreSQL cancels a statement running longer (0: none). Ignored by the embedded database. */
+  DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).default(15000),
+  /** Server database: PostgreSQL ends a session left idle inside a transaction this long (0: none). Ignored by the embedded database. */
+  DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: z.coerce.number().int().min(0).default(30000),
   DATA_DIR: z.string().default('./data'),
   REDIS_URL: optionalUrl,
   JWT_SECRET: optionalText,

@@ -41,7 +41,14 @@ export async function startPlatform(config: Config, log: Logger = createLogger(c
     embedded = started;
     log.info('embedded PostgreSQL (PGlite + PostGIS) started; set DATABASE_URL to use a server');
   }
-  const database = openDatabase(connectionString, { poolMax: embedded ? 1 : config.DATABASE_POOL_MAX, log });
+  const database = openDatabase(connectionString, {
+    poolMax: embedded ? 1 : config.DATABASE_POOL_MAX,
+    log,
+    embedded: embedded !== null,
+    connectTimeoutMs: config.DATABASE_CONNECT_TIMEOUT_MS,
+    statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
+    idleInTransactionTimeoutMs: config.DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS,
+  });
   await migrate(database.pool, log);
 
   const redis = config.REDIS_URL ? new Redis(config.REDIS_URL, { maxRetriesPerRequest: 3, lazyConnect: false }) : null;

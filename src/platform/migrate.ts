@@ -16,6 +16,9 @@ export async function migrate(pool: pg.Pool, log: Logger, dir = MIGRATIONS_DIR):
   const client = await pool.connect();
   const applied: string[] = [];
   try {
+    // Waiting for another node's migrations, or building an index on a big table, may take longer than
+    // the service's statement_timeout; this session lifts it and puts it back before the client returns.
+    await client.query('SET statement_timeout = 0');
     await client.query('SELECT pg_advisory_lock($1)', [LOCK_ID]);
     await client.query('CREATE TABLE IF NOT EXISTS schema_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())');
     const done = new Set((await client.query<{ name: string }>('SELECT name FROM schema_migrations')).rows.map((r) => r.name));
@@ -37,6 +40,7 @@ export async function migrate(pool: pg.Pool, log: Logger, dir = MIGRATIONS_DIR):
     }
   } finally {
     await client.query('SELECT pg_advisory_unlock($1)', [LOCK_ID]).catch(() => undefined);
+    await client.query('RESET statement_timeout').catch(() => undefined);
     client.release();
   }
   return applied;

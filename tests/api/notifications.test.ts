@@ -124,15 +124,16 @@ describe('PATCH /api/notifications/{notification_id}/', () => {
     expect(rest.status).toBe(200);
     expect(socket.status).toBe(rest.status);
     expect(withoutUpdatedAt(socket.body)).toEqual(withoutUpdatedAt(rest.body));
-    for (const [input, token] of [
-      [{ notification_id: n.id, is_read: true }, bob.token],
-      [{ notification_id: 'nope', is_read: true }, alice.token],
+    // The failures too: someone else's notification is 404 (not 403), a malformed id a field error.
+    for (const [input, token, expected] of [
+      [{ notification_id: n.id, is_read: true }, bob.token, { status: 404, body: { detail: 'Not found.' } }],
+      [{ notification_id: 'nope', is_read: true }, alice.token, { status: 400, body: { notification_id: ['Invalid UUID format.'] } }],
     ] as const) {
       const { notification_id, ...body } = input;
       const viaRest = await app.rest('PATCH', `/api/notifications/${notification_id}/`, { token, body });
       const viaSocket = await app.emit('notifications.update', input, { token });
-      expect(viaRest.status).toBeGreaterThanOrEqual(400);
-      expect(viaSocket).toEqual({ status: viaRest.status, body: viaRest.body });
+      expect({ status: viaRest.status, body: viaRest.body }).toEqual(expected);
+      expect(viaSocket).toEqual(expected);
     }
   });
 });

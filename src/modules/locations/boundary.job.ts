@@ -9,32 +9,51 @@ import { lockLocation } from './locations.queries.js';
 /**
  * Nightly: recalculate the boundary of every location whose members (or their coordinates) changed
  * since its last recalculation (`members_changed_at`, kept by a trigger on users whatever moved them).
- * One short transaction per location, in batches, so the job never holds many locks.
+ * One short transaction per location, in batches, so the job never holds many locks, and one location
+ * that fails (a lock that times out, a row the recalculation cannot write) is logged, counted and left
+ * for the next run: it rolls back alone and the job carries on with the others.
  */
 const BATCH = 200;
 
-export async function recalculateChangedBoundaries(): Promise<number> {
-  const seen = new Set<string>();
+export interface BoundaryJobReport {
+  recalculated: number;
+  failed: number;
+}
+
+export async function recalculateChangedBoundaries(): Promise<BoundaryJobReport> {
+  const report: BoundaryJobReport = { recalculated: 0, failed: 0 };
   const startedAt = new Date();
+  // Keyset pagination over (members_changed_at, id): a failed location stays due, so a plain "first
+  // 200 due" query would return it again and again; the cursor moves past it. Members that change
+  // while the job runs get members_changed_at after startedAt, and wait for the next run.
+  let after: { changedAt: string; id: string } | null = null;
   for (;;) {
-    const due = await platform.db
-      .select({ id: locations.id })
+    const due: Array<{ id: string; changedAt: string }> = await platform.db
+      // As text: microseconds, which a JS Date would cut to milliseconds and so move the cursor backwards.
+      .select({ id: locations.id, changedAt: sql<string>`${locations.membersChangedAt}::text` })
       .from(locations)
       .where(
         and(
           isNotNull(locations.membersChangedAt),
           lt(locations.membersChangedAt, startedAt),
           or(isNull(locations.lastBoundaryUpdate), sql`${locations.lastBoundaryUpdate} < ${locations.membersChangedAt}`),
+          after ? sql`(${locations.membersChangedAt}, ${locations.id}) > (${after.changedAt}::timestamptz, ${after.id}::uuid)` : undefined,
         ),
       )
-      .orderBy(asc(locations.membersChangedAt))
+      .orderBy(asc(locations.membersChangedAt), asc(locations.id))
       .limit(BATCH);
-    const fresh = due.filter((d) => !seen.has(d.id));
-    if (!fresh.length) return seen.size;
-    for (const { id } of fresh) {
-      seen.add(id);
-      await transaction(platform.db, async (tx, events) => recalculateBoundary(tx, events, await lockLocation(tx, id), 'nightly'));
+    for (const { id } of due) {
+      try {
+        await transaction(platform.db, async (tx, events) => recalculateBoundary(tx, events, await lockLocation(tx, id), 'nightly'));
+        report.recalculated++;
+      } catch (err) {
+        report.failed++;
+        platform.log.error({ err, locationId: id }, 'boundary recalculation failed; the location stays due for the next run');
+      }
     }
+    if (due.length < BATCH) return report;
+    const last = due[due.length - 1];
+    after = { changedAt: last.changedAt, id: last.id };
   }
 }
 
@@ -42,7 +61,7 @@ export const boundaryRecalculationJob: JobDefinition = {
   name: 'locations.boundaries',
   schedule: '30 3 * * *',
   run: async () => {
-    const count = await recalculateChangedBoundaries();
-    platform.log.info({ count }, 'location boundaries recalculated');
+    const report = await recalculateChangedBoundaries();
+    platform.log.info(report, 'location boundaries recalculated');
   },
 };

@@ -1,7 +1,7 @@
 import { eq, sql } from 'drizzle-orm';
 import { locations, type LocationRow } from '../../models/index.js';
 import { platform } from '../../platform/index.js';
-import type { DbOrTx, Tx } from '../../platform/db.js';
+import { currentDb, type DbOrTx, type Tx } from '../../platform/db.js';
 import { notFound } from '../../core/errors.js';
 import { MAX_RADIUS_M } from './boundary-policy.js';
 import { CELL_MARGIN_M } from './public-grid.js';
@@ -9,12 +9,12 @@ import { CELL_MARGIN_M } from './public-grid.js';
 /** The point as a geography literal parameter (lon/lat order, WGS 84). */
 export const geoPoint = (longitude: number, latitude: number) => sql`ST_SetSRID(ST_MakePoint(${longitude}, ${latitude}), 4326)::geography`;
 
-export async function findLocation(id: string, db: DbOrTx = platform.db): Promise<LocationRow | null> {
+export async function findLocation(id: string, db: DbOrTx = currentDb()): Promise<LocationRow | null> {
   const [row] = await db.select().from(locations).where(eq(locations.id, id)).limit(1);
   return row ?? null;
 }
 
-export async function getLocationOr404(id: string, db: DbOrTx = platform.db): Promise<LocationRow> {
+export async function getLocationOr404(id: string, db: DbOrTx = currentDb()): Promise<LocationRow> {
   const row = await findLocation(id, db);
   if (!row) throw notFound();
   return row;

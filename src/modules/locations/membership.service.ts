@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, sql, type SQL } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNull, sql, type SQL } from 'drizzle-orm';
 import type { PendingEvents } from '../../core/events.js';
 import type { Tx } from '../../platform/db.js';
 import { HIERARCHY_LEVELS, locations, users, type HierarchyLevel } from '../../models/index.js';
@@ -26,12 +26,35 @@ export function nameFromHierarchy(h: Hierarchy): string {
   return '';
 }
 
+/*
+ * LOCK ORDER for every path that moves a user between locations (smart_update, update-location, a profile's
+ * location object, registration) or touches a location's membership:
+ *   1. the user row (FOR NO KEY UPDATE, `lockUserForMove`), or the new user row being inserted;
+ *   2. the address lock (`findOrCreateLocationByHierarchy`) or the area locks of smart_update (advisory);
+ *   3. the location rows, all of them at once, in id order (`assignUserLocation`), and only then any write
+ *      to a location (point, counts, boundary, consensus, the members trigger).
+ * A path that needs fewer locks takes a prefix of these in the same order. Taken in opposite orders by
+ * two transactions, two locks deadlock and PostgreSQL aborts one of them (a 500): a profile update used to
+ * lock the user row before the address lock while update-location took them the other way round, and a
+ * location's first point was written before the location left was locked.
+ * Paths that lock a single location and no user (suggest_name, flag, update_boundary, the nightly job)
+ * only take KEY SHARE on user rows through foreign keys, which no move's FOR NO KEY UPDATE conflicts with.
+ */
+
+/** Step 1 of the lock order: the user row, until the transaction ends. Returns where the user lives now. */
+export async function lockUserForMove(tx: Tx, userId: string): Promise<{ locationId: string | null } | null> {
+  // NO KEY UPDATE, not UPDATE: the user's own inserts elsewhere (a name suggestion) take KEY SHARE on this
+  // row through their foreign key, and FOR UPDATE would make that user's concurrent requests deadlock.
+  const [row] = await tx.select({ locationId: users.locationId }).from(users).where(eq(users.id, userId)).for('no key update');
+  return row ?? null;
+}
+
 /**
  * Find the location whose hierarchy equals the given levels (case-insensitive; levels not given must be
- * empty there too), or create it. Used by profile update and update-location, which name places by
- * their address rather than by coordinates.
+ * empty there too), or create it. Step 2 of the lock order: the caller holds the user row already, and
+ * nothing here locks an existing location (a point it lacks is written by `moveUserToAddress`, after step 3).
  */
-export async function findOrCreateLocationByHierarchy(tx: Tx, h: Hierarchy, coords?: { latitude: number; longitude: number }): Promise<{ id: string; name: string }> {
+export async function findOrCreateLocationByHierarchy(tx: Tx, h: Hierarchy, coords?: { latitude: number; longitude: number }): Promise<{ id: string; name: string; hasPoint: boolean }> {
   const conditions: SQL[] = HIERARCHY_LEVELS.map((level) => {
     const value = h[level]?.trim();
     return value ? sql`lower(${locations[level]}) = lower(${value})` : sql`coalesce(${locations[level]}, '') = ''`;
@@ -41,17 +64,7 @@ export async function findOrCreateLocationByHierarchy(tx: Tx, h: Hierarchy, coor
   const addressKey = HIERARCHY_LEVELS.map((level) => h[level]?.trim().toLowerCase() ?? '').join('|');
   await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtextextended(${`location-hierarchy|${addressKey}`}, 0))`);
   const [existing] = await tx.select({ id: locations.id, name: locations.name, point: locations.point }).from(locations).where(and(...conditions)).limit(1);
-  if (existing) {
-    if (!existing.point && coords) {
-      // The location's coordinates are published: the cell of the point, never the point (public-grid.ts).
-      const cell = snapToCell(coords.latitude, coords.longitude);
-      await tx
-        .update(locations)
-        .set({ latitude: cell.latitude, longitude: cell.longitude, point: pointEwkt(cell.longitude, cell.latitude), updatedAt: new Date() })
-        .where(eq(locations.id, existing.id));
-    }
-    return { id: existing.id, name: existing.name };
-  }
+  if (existing) return { id: existing.id, name: existing.name, hasPoint: existing.point !== null };
   const levels = Object.fromEntries(HIERARCHY_LEVELS.map((l) => [l, h[l]?.trim() || null]));
   const cell = coords ? snapToCell(coords.latitude, coords.longitude) : null;
   const point = cell ? pointEwkt(cell.longitude, cell.latitude) : null;
@@ -69,7 +82,28 @@ export async function findOrCreateLocationByHierarchy(tx: Tx, h: Hierarchy, coor
       memberCentroid: coords ? pointEwkt(coords.longitude, coords.latitude) : null,
     })
     .returning({ id: locations.id, name: locations.name });
-  return created;
+  return { ...created, hasPoint: point !== null };
+}
+
+/**
+ * update-location and a profile's location object: move the user to the location named by an address
+ * (matched or created), in the lock order above. Coordinates are stored on the user, and on a location
+ * that had none.
+ */
+export async function moveUserToAddress(tx: Tx, events: PendingEvents, userId: string, h: Hierarchy, coords?: { latitude: number; longitude: number }): Promise<{ id: string; name: string }> {
+  await lockUserForMove(tx, userId);
+  const location = await findOrCreateLocationByHierarchy(tx, h, coords);
+  await assignUserLocation(tx, events, userId, location.id, coords);
+  if (!location.hasPoint && coords) {
+    // Locked by assignUserLocation (step 3); `point IS NULL` again, since a concurrent move may have set it first.
+    // The location's coordinates are published: the cell of the point, never the point (public-grid.ts).
+    const cell = snapToCell(coords.latitude, coords.longitude);
+    await tx
+      .update(locations)
+      .set({ latitude: cell.latitude, longitude: cell.longitude, point: pointEwkt(cell.longitude, cell.latitude), updatedAt: new Date() })
+      .where(and(eq(locations.id, location.id), isNull(locations.point)));
+  }
+  return { id: location.id, name: location.name };
 }
 
 export interface MembershipOptions {
@@ -97,9 +131,8 @@ export async function assignUserLocation(
   coords?: { latitude: number; longitude: number },
   options: MembershipOptions = {},
 ): Promise<void> {
-  // NO KEY UPDATE, not UPDATE: the user's own inserts elsewhere (a name suggestion) take KEY SHARE on this
-  // row through their foreign key, and FOR UPDATE would make that user's concurrent requests deadlock.
-  const [current] = await tx.select({ locationId: users.locationId }).from(users).where(eq(users.id, userId)).for('no key update');
+  // Steps 1 and 3 of the lock order (a no-op re-lock when the caller took step 1 already).
+  const current = await lockUserForMove(tx, userId);
   const fromLocationId = current?.locationId ?? null;
   // Both locations are locked in id order before anything else touches them: the users update below
   // locks them too (foreign-key check, members trigger, total_users), in whatever order the move goes,

@@ -1,7 +1,7 @@
-import { and, desc, eq, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import { platform } from '../../platform/index.js';
-import type { DbOrTx } from '../../platform/db.js';
+import { currentDb, type DbOrTx } from '../../platform/db.js';
 import { notifications, users } from '../../models/index.js';
 import type { NotificationWithActor } from './notifications.serializer.js';
 
@@ -25,9 +25,15 @@ const toNotification = (r: Joined): NotificationWithActor => ({
   actor: r.actorId ? { id: r.actorId, username: r.actorUsername!, displayName: r.actorDisplayName!, profilePicture: r.actorPicture } : null,
 });
 
-export async function findNotification(id: string, db: DbOrTx = platform.db): Promise<NotificationWithActor | null> {
+export async function findNotification(id: string, db: DbOrTx = currentDb()): Promise<NotificationWithActor | null> {
   const [row] = await selectWithActor(db).where(eq(notifications.id, id)).limit(1);
   return row ? toNotification(row) : null;
+}
+
+/** Several notifications with their actors, in one query (any order). */
+export async function findNotificationsByIds(ids: string[], db: DbOrTx = currentDb()): Promise<NotificationWithActor[]> {
+  if (!ids.length) return [];
+  return (await selectWithActor(db).where(inArray(notifications.id, ids))).map(toNotification);
 }
 
 export async function listNotifications(userId: string, limit: number, offset: number): Promise<{ count: number; rows: NotificationWithActor[] }> {

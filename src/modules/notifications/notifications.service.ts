@@ -1,12 +1,12 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { RequestContext, AuthedContext } from '../../core/context.js';
 import { notFound } from '../../core/errors.js';
 import type { PendingEvents } from '../../core/events.js';
 import { pageParams, paginated } from '../../core/pagination.js';
-import { notifications, type NotificationType } from '../../models/index.js';
+import { notifications, users, type NotificationType } from '../../models/index.js';
 import { platform } from '../../platform/index.js';
 import { transaction, type DbOrTx } from '../../platform/db.js';
-import { findNotification, listNotifications } from './notifications.queries.js';
+import { findNotification, findNotificationsByIds, listNotifications } from './notifications.queries.js';
 import { serializeNotification, type NotificationBody } from './notifications.serializer.js';
 import { serverBaseUrl } from '../../core/server-base-url.js';
 
@@ -26,24 +26,57 @@ export interface NewNotification {
   message: string;
 }
 
+/** A notification for several recipients at once (a new post in a community, mentions, ...). */
+export type FanOutNotification = Omit<NewNotification, 'recipientId'>;
+
 /**
  * The one way every module notifies a user. Call it inside the transaction of the write that caused
  * it (pass `tx` and its pending events): the row commits with that write and the push follows the commit.
- * Nobody is notified of their own actions. The notification goes to another user, so its URLs are built on
- * the server's own base, never on the Host header of the request that caused it (the actor's to choose).
- *
- * @param _requestCtx ignored, accepted so that callers may still pass the request's context.
+ * Nobody is notified of their own actions. One recipient of `notifyMany`.
  */
 export async function notify(db: DbOrTx, events: PendingEvents, n: NewNotification, _requestCtx?: Pick<RequestContext, 'baseUrl'>): Promise<NotificationBody | null> {
-  if (n.actorId && n.actorId === n.recipientId) return null;
-  const [row] = await db
-    .insert(notifications)
-    .values({ userId: n.recipientId, actorId: n.actorId ?? null, notificationType: n.type, targetId: n.targetId ?? null, targetType: n.targetType ?? null, message: n.message })
-    .returning({ id: notifications.id });
-  const full = await findNotification(row.id, db);
-  const body = serializeNotification(full!, { baseUrl: serverBaseUrl() });
-  events.add('notification.created', { userId: n.recipientId, notification: body });
-  return body;
+  const { recipientId, ...notification } = n;
+  const [body] = await notifyMany(db, events, [recipientId], notification);
+  return body ?? null;
+}
+
+/**
+ * Notify many users of one thing, set-based: one INSERT ... SELECT over the recipients' ids (unnest), whose
+ * rows are read back in one query (the actor joined); one `notification.created`
+ * per recipient joins the pending events, so each recipient's devices hear of it after the commit.
+ * Duplicate ids are notified once; the actor is never notified of their own action; ids of users that do
+ * not exist (deleted meanwhile) are skipped rather than failing the write that notifies. Answers the
+ * bodies in the order of first appearance of each recipient.
+ */
+export async function notifyMany(
+  db: DbOrTx,
+  events: PendingEvents,
+  recipientIds: readonly string[],
+  n: FanOutNotification,
+): Promise<NotificationBody[]> {
+  const recipients = [...new Set(recipientIds)].filter((id) => id !== n.actorId);
+  if (!recipients.length) return [];
+  // The columns named, so a column added later keeps its default; ORDINALITY keeps the recipients' order,
+  // and the join skips ids of users that do not exist.
+  const inserted = await db.execute<{ id: string }>(sql`
+    INSERT INTO ${notifications} (user_id, actor_id, notification_type, target_id, target_type, message)
+    SELECT r.id, ${n.actorId ?? null}::uuid, ${n.type}, ${n.targetId ?? null}::uuid, ${n.targetType ?? null}, ${n.message}
+    FROM unnest(${sql.param(recipients)}::uuid[]) WITH ORDINALITY AS r(id, ord)
+    JOIN ${users} u ON u.id = r.id
+    ORDER BY r.ord
+    RETURNING id`);
+  // One read of what the bodies show, the actor joined (the same serializer data as the list).
+  const rows = await findNotificationsByIds(inserted.rows.map((r) => r.id), db);
+  const byRecipient = new Map(rows.map((row) => [row.userId, row]));
+  const bodies: NotificationBody[] = [];
+  for (const recipientId of recipients) {
+    const row = byRecipient.get(recipientId);
+    if (!row) continue;
+    const body = serializeNotification(row, { baseUrl: serverBaseUrl() });
+    events.add('notification.created', { userId: recipientId, notification: body });
+    bodies.push(body);
+  }
+  return bodies;
 }
 
 export async function listMyNotifications(ctx: AuthedContext, input: { page?: number; page_size?: number }) {

@@ -1,6 +1,6 @@
 import { eq, inArray, sql } from 'drizzle-orm';
 import { platform } from '../../platform/index.js';
-import type { Db, DbOrTx } from '../../platform/db.js';
+import { currentDb, type Db, type DbOrTx } from '../../platform/db.js';
 import { users, locations, type UserRow } from '../../models/index.js';
 
 /** A user row with what its public shape needs (location name; store and communities as their modules land). */
@@ -28,7 +28,7 @@ const toUser = (r: JoinedRow): UserWithRelations => ({
 const findByIdQueries = new WeakMap<Db, ReturnType<typeof buildFindById>>();
 const buildFindById = (db: Db) => withLocation(db).where(eq(users.id, sql.placeholder('id'))).limit(1).prepare('');
 
-export async function findUserById(id: string, db: DbOrTx = platform.db): Promise<UserWithRelations | null> {
+export async function findUserById(id: string, db: DbOrTx = currentDb()): Promise<UserWithRelations | null> {
   if (db !== platform.db) {
     const [row] = await withLocation(db).where(eq(users.id, id)).limit(1);
     return row ? toUser(row) : null;
@@ -46,7 +46,7 @@ export function profileQuery(id: string): { text: string; values: unknown[] } {
 }
 
 /** Several users in one query, in the order of `ids`. */
-export async function findUsersByIds(ids: string[], db: DbOrTx = platform.db): Promise<UserWithRelations[]> {
+export async function findUsersByIds(ids: string[], db: DbOrTx = currentDb()): Promise<UserWithRelations[]> {
   if (!ids.length) return [];
   const rows = (await withLocation(db).where(inArray(users.id, ids))).map(toUser);
   const byId = new Map(rows.map((u) => [u.id, u]));
@@ -54,18 +54,18 @@ export async function findUsersByIds(ids: string[], db: DbOrTx = platform.db): P
 }
 
 /** Usernames are unique regardless of case, and looked up the same way. */
-export async function findUserByUsername(username: string, db: DbOrTx = platform.db): Promise<UserWithRelations | null> {
+export async function findUserByUsername(username: string, db: DbOrTx = currentDb()): Promise<UserWithRelations | null> {
   const [row] = await withLocation(db).where(sql`lower(${users.username}) = lower(${username})`).limit(1);
   return row ? toUser(row) : null;
 }
 
-export async function findUserByEmail(email: string, db: DbOrTx = platform.db): Promise<UserRow | null> {
+export async function findUserByEmail(email: string, db: DbOrTx = currentDb()): Promise<UserRow | null> {
   const [row] = await db.select().from(users).where(sql`lower(${users.email}) = lower(${email})`).limit(1);
   return row ?? null;
 }
 
 export async function currentLocationId(userId: string): Promise<string | null> {
-  const [row] = await platform.db.select({ locationId: users.locationId }).from(users).where(eq(users.id, userId)).limit(1);
+  const [row] = await currentDb().select({ locationId: users.locationId }).from(users).where(eq(users.id, userId)).limit(1);
   return row?.locationId ?? null;
 }
 

@@ -8,7 +8,7 @@ import { transaction } from '../../platform/db.js';
 import { endAllSessions } from '../accounts/sessions.js';
 import { countNearbyUsers, findUserById, findUserByUsername, findUsersByIds, nearbyUserIds } from './users.queries.js';
 import { serializeUser, serializeUserSummary, type UserBody } from './users.serializer.js';
-import { assignUserLocation, findOrCreateLocationByHierarchy, type Hierarchy } from '../locations/membership.service.js';
+import { moveUserToAddress, type Hierarchy } from '../locations/membership.service.js';
 
 declare module '../../core/events.js' {
   interface DomainEventMap {
@@ -63,12 +63,12 @@ export async function updateProfile(ctx: AuthedContext, input: ProfileUpdate): P
     if (input.profile_picture) changes.profilePicture = await put('profile_pictures', input.profile_picture);
     if (input.banner) changes.banner = await put('users/banners', input.banner);
     await transaction(platform.db, async (tx, events) => {
+      // The user row is the first lock of a location move (membership.service.ts), and this update takes it.
       await tx.update(users).set(changes).where(eq(users.id, ctx.user.id));
       if (input.location) {
         const { latitude, longitude, ...levels } = input.location;
         const coords = latitude !== undefined && longitude !== undefined ? { latitude, longitude } : undefined;
-        const location = await findOrCreateLocationByHierarchy(tx, levels as Hierarchy, coords);
-        await assignUserLocation(tx, events, ctx.user.id, location.id, coords);
+        await moveUserToAddress(tx, events, ctx.user.id, levels as Hierarchy, coords);
       }
     });
   } catch (err) {
@@ -85,11 +85,7 @@ export async function updateProfile(ctx: AuthedContext, input: ProfileUpdate): P
 export async function updateLocation(ctx: AuthedContext, input: Hierarchy & { latitude?: number; longitude?: number }) {
   const { latitude, longitude, ...levels } = input;
   const coords = latitude !== undefined && longitude !== undefined ? { latitude, longitude } : undefined;
-  const location = await transaction(platform.db, async (tx, events) => {
-    const loc = await findOrCreateLocationByHierarchy(tx, levels, coords);
-    await assignUserLocation(tx, events, ctx.user.id, loc.id, coords);
-    return loc;
-  });
+  const location = await transaction(platform.db, (tx, events) => moveUserToAddress(tx, events, ctx.user.id, levels, coords));
   return { message: 'Location updated successfully', location };
 }
 

@@ -1,0 +1,26 @@
+import { AppError } from './errors.js';
+
+/**
+ * Database failures that mean "busy, try again", not "bug": answered 503 in the contract's `{detail}`
+ * shape with a Retry-After, so that a client backs off instead of seeing a hang or a bare 500.
+ * - no connection within DATABASE_CONNECT_TIMEOUT_MS (pg-pool's own messages: a full pool, or a server
+ *   that does not accept the connection in time);
+ * - 57014 query_canceled: statement_timeout (DATABASE_STATEMENT_TIMEOUT_MS) ended the statement;
+ * - 55P03 lock_not_available: a lock_timeout ran out.
+ * Drizzle wraps driver errors, so the whole `cause` chain is inspected.
+ */
+export const SERVICE_UNAVAILABLE_BODY = { detail: 'Service temporarily unavailable, try again later.' };
+const RETRY_AFTER_SECONDS = '5';
+
+const POOL_TIMEOUT_MESSAGES = ['timeout exceeded when trying to connect', 'Connection terminated due to connection timeout'];
+const TIMEOUT_CODES = new Set(['57014', '55P03']);
+
+export function isDatabaseTimeout(err: unknown): boolean {
+  for (let e = err as { code?: unknown; message?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) {
+    if (typeof e.code === 'string' && TIMEOUT_CODES.has(e.code)) return true;
+    if (typeof e.message === 'string' && POOL_TIMEOUT_MESSAGES.includes(e.message)) return true;
+  }
+  return false;
+}
+
+export const serviceUnavailable = () => new AppError(503, { ...SERVICE_UNAVAILABLE_BODY }, { 'Retry-After': RETRY_AFTER_SECONDS });
