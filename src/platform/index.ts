@@ -28,7 +28,12 @@ export interface Platform {
 
 export const platform = {} as Platform;
 
-export async function startPlatform(config: Config, log: Logger = createLogger(config.LOG_LEVEL)): Promise<Platform> {
+export interface PlatformOptions {
+  /** Migrations to apply instead of src/models/migrations (tests of a failing migration). */
+  migrationsDir?: string;
+}
+
+export async function startPlatform(config: Config, log: Logger = createLogger(config.LOG_LEVEL), opts: PlatformOptions = {}): Promise<Platform> {
   let connectionString = config.DATABASE_URL;
   let embedded: Platform['embedded'] = null;
   if (!connectionString) {
@@ -39,7 +44,14 @@ export async function startPlatform(config: Config, log: Logger = createLogger(c
     log.info('embedded PostgreSQL (PGlite + PostGIS) started; set DATABASE_URL to use a server');
   }
   const database = openDatabase(connectionString, { poolMax: embedded ? 1 : config.DATABASE_POOL_MAX, log });
-  await migrate(database.pool, log);
+  try {
+    await migrate(database.pool, log, opts.migrationsDir);
+  } catch (err) {
+    // A failed start must not leave the database process running (it holds DATA_DIR's lock).
+    await database.close().catch(() => undefined);
+    await embedded?.stop();
+    throw err;
+  }
 
   const redis = config.REDIS_URL ? new Redis(config.REDIS_URL, { maxRetriesPerRequest: 3, lazyConnect: false }) : null;
   redis?.on('error', (err) => log.error({ err }, 'redis error'));
