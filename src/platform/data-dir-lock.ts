@@ -19,6 +19,14 @@ export class DataDirInUseError extends Error {
   }
 }
 
+/**
+ * The lock file of an existing directory: beside it, named after its real path, so that two paths to one
+ * directory (a symlink, a relative path) share one lock.
+ */
+export function lockPathOf(dir: string): string {
+  return `${fs.realpathSync(dir)}.lock`;
+}
+
 export interface DataDirLock {
   readonly path: string;
   release(): void;

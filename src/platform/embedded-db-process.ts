@@ -15,7 +15,7 @@ import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
-import { lockDataDir, type DataDirLock } from './data-dir-lock.js';
+import { lockDataDir, lockPathOf, type DataDirLock } from './data-dir-lock.js';
 import { socketFileName, type EmbeddedDbProcessOptions, type FromDatabaseProcess, type ToDatabaseProcess } from './embedded-db-protocol.js';
 import { slimPostgis } from './postgis-bundle.js';
 
@@ -43,8 +43,9 @@ function chooseSocketDir(preferred: string): string {
 
 async function start(opts: EmbeddedDbProcessOptions): Promise<string> {
   fs.mkdirSync(opts.dataDir, { recursive: true });
-  lock = lockDataDir(opts.lockPath);
-  db = await PGlite.create({ dataDir: opts.dataDir, extensions: { postgis: slimPostgis(), pg_trgm } });
+  lock = lockDataDir(lockPathOf(opts.dataDir));
+  // PGlite's file system cannot mount a path through a symlink (Emscripten ENOTDIR): give it the real one.
+  db = await PGlite.create({ dataDir: fs.realpathSync(opts.dataDir), extensions: { postgis: slimPostgis(), pg_trgm } });
   // Idempotent: the first start with a new data dir installs PostGIS (the slow part of a cold start).
   await db.exec('CREATE EXTENSION IF NOT EXISTS postgis; CREATE EXTENSION IF NOT EXISTS pg_trgm;');
 
@@ -107,6 +108,8 @@ try {
   // The parent may have gone while we were starting.
   if (!process.connected) await stop(0);
 } catch (err) {
-  await send({ type: 'failed', message: (err as Error).message });
+  // PGlite also throws non-Errors (Emscripten's ErrnoError has no message, only an errno).
+  const message = err instanceof Error && err.message ? err.message : `${(err as { name?: string })?.name ?? 'error'} ${JSON.stringify(err)}`;
+  await send({ type: 'failed', message });
   await stop(1);
 }

@@ -5,8 +5,6 @@
 export interface EmbeddedDbProcessOptions {
   /** PGlite's data directory. */
   dataDir: string;
-  /** The lock file that keeps a second process off dataDir. */
-  lockPath: string;
   /** Where the unix socket is created when the path fits (else a private directory under os.tmpdir()). */
   socketDir: string;
 }

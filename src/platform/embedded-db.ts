@@ -11,7 +11,7 @@
 //   More pool connections therefore buy no parallelism, only shared-state surprises and deadlocks (code in a
 //   transaction that queries through another client waits forever). Hence the pool in embedded mode has
 //   `max: 1`, and code inside a transaction uses only the transaction's client.
-// - PGlite has no lock of its own on its data dir; the database process takes `<dataDir>.lock` (pid inside)
+// - PGlite has no lock of its own on its data dir; the database process takes `<dataDir>.lock` (pid inside; dataDir's real path)
 //   so a second process on the same dir is refused at once (data-dir-lock.ts).
 // - The socket is `.s.PGSQL.5432` in the data dir's parent (DATA_DIR for `npm start`), mode 0600; when that
 //   path is too long for a unix socket (108 bytes) it goes to a private 0700 directory under os.tmpdir().
@@ -43,13 +43,9 @@ function tsxLoader(): string {
   return pathToFileURL(createRequire(import.meta.url).resolve('tsx/esm')).href;
 }
 
-export function lockPathFor(dataDir: string): string {
-  return `${path.resolve(dataDir)}.lock`;
-}
-
 export async function startEmbeddedDatabase(opts: { dataDir: string }, logger?: EmbeddedDbLogger): Promise<EmbeddedDatabase> {
   const dataDir = path.resolve(opts.dataDir);
-  const options: EmbeddedDbProcessOptions = { dataDir, lockPath: lockPathFor(dataDir), socketDir: path.dirname(dataDir) };
+  const options: EmbeddedDbProcessOptions = { dataDir, socketDir: path.dirname(dataDir) };
   const child = fork(PROCESS_ENTRY, [JSON.stringify(options)], {
     execArgv: ['--import', tsxLoader()],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
