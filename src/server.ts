@@ -10,6 +10,7 @@ import { operations } from './registry.js';
 import type { OperationRunner } from './core/run-operation.js';
 import type { Operation } from './core/operation.js';
 import { startJobs, type Jobs } from './jobs/index.js';
+import type { EmbeddedDatabase } from './platform/embedded-db.js';
 import { bootstrapAdmin } from './modules/accounts/admin-bootstrap.js';
 
 /**
@@ -29,11 +30,13 @@ export interface ServerOptions {
   jobs?: boolean;
   /** The operations to serve (default: every operation of the registry; tests may add throwaway ones). */
   operations?: readonly Operation[];
+  /** The embedded database, when the caller started it early (main.ts); otherwise started here when needed. */
+  embedded?: Promise<EmbeddedDatabase>;
 }
 
 export async function startServer(config: Config, opts: ServerOptions = {}): Promise<RunningServer> {
   const served = opts.operations ?? operations;
-  await startPlatform(config);
+  await startPlatform(config, undefined, { embedded: opts.embedded });
   let web: DrainableServer;
   let io: SocketServer | null = null;
   try {

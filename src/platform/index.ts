@@ -7,6 +7,7 @@ import { migrate } from './migrate.js';
 import { createStorage, type Storage } from './storage.js';
 import { createMailer, type Mailer } from './mail.js';
 import { resolveJwtSecret } from './secrets.js';
+import { startEmbeddedDatabase, type EmbeddedDatabase } from './embedded-db.js';
 import { RateLimits } from '../core/rate-limit.js';
 
 /**
@@ -31,14 +32,15 @@ export const platform = {} as Platform;
 export interface PlatformOptions {
   /** Migrations to apply instead of src/models/migrations (tests of a failing migration). */
   migrationsDir?: string;
+  /** The embedded database, already starting (main.ts starts it before loading the app's modules). */
+  embedded?: Promise<EmbeddedDatabase>;
 }
 
 export async function startPlatform(config: Config, log: Logger = createLogger(config.LOG_LEVEL), opts: PlatformOptions = {}): Promise<Platform> {
   let connectionString = config.DATABASE_URL;
   let embedded: Platform['embedded'] = null;
   if (!connectionString) {
-    const { startEmbeddedDatabase } = await import('./embedded-db.js');
-    const started = await startEmbeddedDatabase({ dataDir: path.join(config.dataDir, 'pglite') }, log);
+    const started = await (opts.embedded ?? startEmbeddedDatabase({ dataDir: path.join(config.dataDir, 'pglite') }, log));
     connectionString = started.connectionString;
     embedded = started;
     log.info('embedded PostgreSQL (PGlite + PostGIS) started; set DATABASE_URL to use a server');
