@@ -16,7 +16,7 @@ import { runStartup } from './startup.js';
  * given as a multiple of that baseline, which stays comparable between a quiet and a busy machine.
  */
 const DB_CASES: BenchCase[] = [accountsCase, locationsCase];
-const ALL = [...DB_CASES.map((c) => c.name), 'startup'];
+const ALL = [...DB_CASES.map((c) => c.name), 'startup', 'embedded'];
 const RESULTS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'results');
 
 function parseArgs(argv: string[]): { names: string[]; args: BenchArgs } {
@@ -63,6 +63,7 @@ async function main() {
     console.log(formatTable('startup (npm start, embedded database)', table));
     console.log(`  results: ${await writeResults('startup', table, {})}`);
   }
+  if (names.includes('embedded')) await (await import('./embedded.js')).reportEmbedded(writeResults);
 }
 
 main().then(
