@@ -62,10 +62,10 @@ async function startService(): Promise<Service> {
   let output = '';
   child.stdout!.on('data', (chunk) => (output = (output + chunk).slice(-200_000)));
   await waitForHealth(port, child);
-  const readyLine = () => {
-    const line = output.split('\n').find((l) => l.includes('embedded database ready'));
-    return line ? (JSON.parse(line) as { pid?: number; port?: number; socketDir?: string }) : {};
-  };
+  // Read once now: request logs soon push it out of the kept output.
+  const line = output.split('\n').find((l) => l.includes('embedded database ready'));
+  const ready = line ? (JSON.parse(line) as { pid?: number; port?: number; socketDir?: string }) : {};
+  const readyLine = () => ready;
   return {
     child,
     port,
