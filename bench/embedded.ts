@@ -12,7 +12,7 @@ import { formatTable, summarize, type Summary } from './lib/stats.js';
 /**
  * Throughput, latency and memory of the service on the embedded database, as `npm start` runs it:
  * the service is spawned (`node --import tsx/esm src/main.ts`, no DATABASE_URL, a new DATA_DIR), 40 users
- * are placed around one caller, then for each request 20 keep-alive clients send it back to back for
+ * are placed around one caller, the service is restarted on the same DATA_DIR (a warm start), then for each request 20 keep-alive clients send it back to back for
  * DURATION_MS. Memory is the resident set (VmRSS now, VmHWM peak) of the app's process and of the
  * database's process (when the database runs in one of its own), read from /proc at the end of each run.
  *
@@ -49,12 +49,12 @@ interface Service {
   dataDir: string;
   /** The service's "embedded database ready" log line: pid and socketDir, or port when it ran in-process on TCP. */
   readyLine: () => { pid?: number; port?: number; socketDir?: string };
-  stop(): Promise<void>;
+  stop(opts?: { keepData?: boolean }): Promise<void>;
 }
 
-async function startService(): Promise<Service> {
+async function startService(existingDataDir?: string): Promise<Service> {
   const port = await freePort();
-  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'hyperlocal-bench-embedded-'));
+  const dataDir = existingDataDir ?? (await fs.mkdtemp(path.join(os.tmpdir(), 'hyperlocal-bench-embedded-')));
   const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info', NODE_ENV: 'production' };
   delete env.DATABASE_URL;
   delete env.REDIS_URL;
@@ -71,11 +71,11 @@ async function startService(): Promise<Service> {
     port,
     dataDir,
     readyLine,
-    stop: async () => {
+    stop: async ({ keepData = false } = {}) => {
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');
       await exited;
-      await fs.rm(dataDir, { recursive: true, force: true });
+      if (!keepData) await fs.rm(dataDir, { recursive: true, force: true });
     },
   };
 }
@@ -171,10 +171,14 @@ async function load(port: number, urlPath: string, token: string, durationMs: nu
 }
 
 export async function runEmbedded(): Promise<Summary[]> {
-  const service = await startService();
+  // Seeded on a cold start, measured on a warm one: a new data dir's first start also runs initdb and
+  // installs PostGIS, which leaves the database process's WASM heap (it never shrinks) much larger.
+  const cold = await startService();
+  const token = await seed(cold);
+  await cold.stop({ keepData: true });
+  const service = await startService(cold.dataDir);
   const rows: Summary[] = [];
   try {
-    const token = await seed(service);
     const idle = { app: memoryOf(service.child.pid ?? null), db: memoryOf(service.readyLine().pid ?? null) };
     console.log(`[embedded] idle after seeding: app ${JSON.stringify(idle.app)} db ${JSON.stringify(idle.db)}`);
     const check = await load(service.port, `/api/users/nearby-users/?page_size=${NEIGHBOURS}`, token, 1);
