@@ -37,6 +37,18 @@ export async function waitForHealth(port: number, child: ChildProcess): Promise<
   throw new Error(`no 200 from /health within ${TIMEOUT_MS} ms`);
 }
 
+/** Another process group's end cannot be awaited as an event: poll it. */
+async function groupGone(pgid: number): Promise<void> {
+  for (;;) {
+    try {
+      process.kill(-pgid, 0);
+    } catch {
+      return;
+    }
+    await sleep(10);
+  }
+}
+
 interface StartTiming {
   toHealthyMs: number;
   serviceStartupMs: number | null;
@@ -67,6 +79,9 @@ async function startOnce(dataDir: string): Promise<StartTiming> {
   process.kill(-child.pid!, 'SIGTERM');
   const killer = setTimeout(() => process.kill(-child.pid!, 'SIGKILL'), 30_000);
   await exited;
+  // npx exits before its children: wait for the whole group (tsx, the app, the database process), or the
+  // next start finds DATA_DIR still locked and the clean-up races the database's last writes.
+  await groupGone(child.pid!);
   clearTimeout(killer);
   const shutdownMs = performance.now() - stopping;
   // main.ts logs `startupMs` with the "listening" line: the service's own view, without npx and tsx.
