@@ -19,7 +19,7 @@ import { formatKernelTable, runKernel } from './kernel/run.js';
  */
 const DB_CASES: BenchCase[] = [accountsCase, locationsCase, notificationsCase];
 DB_CASES.push((await import('./cases/locations-naming.js')).locationsNamingCase);
-const ALL = [...DB_CASES.map((c) => c.name), 'kernel', 'startup'];
+const ALL = [...DB_CASES.map((c) => c.name), 'kernel', 'startup', 'embedded'];
 const RESULTS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'results');
 
 const numberFlag = (argv: string[], name: string): number | null => {
@@ -80,6 +80,7 @@ async function main() {
     console.log(formatTable('startup (npm start, embedded database)', table));
     console.log(`  results: ${await writeResults('startup', table, {})}`);
   }
+  if (names.includes('embedded')) await (await import('./embedded.js')).reportEmbedded(writeResults);
 }
 
 main().then(

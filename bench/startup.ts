@@ -16,7 +16,7 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const RUNS = 3;
 const TIMEOUT_MS = 180_000;
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   const server = net.createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as net.AddressInfo;
@@ -26,7 +26,7 @@ async function freePort(): Promise<number> {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function waitForHealth(port: number, child: ChildProcess): Promise<void> {
+export async function waitForHealth(port: number, child: ChildProcess): Promise<void> {
   const deadline = Date.now() + TIMEOUT_MS;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`npm start exited with ${child.exitCode} before answering /health`);
@@ -35,6 +35,18 @@ async function waitForHealth(port: number, child: ChildProcess): Promise<void> {
     await sleep(25);
   }
   throw new Error(`no 200 from /health within ${TIMEOUT_MS} ms`);
+}
+
+/** Another process group's end cannot be awaited as an event: poll it. */
+async function groupGone(pgid: number): Promise<void> {
+  for (;;) {
+    try {
+      process.kill(-pgid, 0);
+    } catch {
+      return;
+    }
+    await sleep(10);
+  }
 }
 
 interface StartTiming {
@@ -67,6 +79,9 @@ async function startOnce(dataDir: string): Promise<StartTiming> {
   process.kill(-child.pid!, 'SIGTERM');
   const killer = setTimeout(() => process.kill(-child.pid!, 'SIGKILL'), 30_000);
   await exited;
+  // npx exits before its children: wait for the whole group (tsx, the app, the database process), or the
+  // next start finds DATA_DIR still locked and the clean-up races the database's last writes.
+  await groupGone(child.pid!);
   clearTimeout(killer);
   const shutdownMs = performance.now() - stopping;
   // main.ts logs `startupMs` with the "listening" line: the service's own view, without npx and tsx.

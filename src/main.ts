@@ -1,6 +1,8 @@
+import path from 'node:path';
 import { ConfigError, loadConfig, type Config } from './platform/config.js';
-import { startServer, type RunningServer } from './server.js';
-import { platform } from './platform/index.js';
+import { createLogger } from './platform/logger.js';
+import { startEmbeddedDatabase } from './platform/embedded-db.js';
+import type { RunningServer } from './server.js';
 
 /** `npm start`: run the service until SIGTERM/SIGINT, then shut down gracefully. */
 const started = Date.now();
@@ -15,11 +17,19 @@ try {
   process.exit(1);
 }
 
+// The embedded database takes seconds to open, in a process of its own: start it before loading the app's
+// modules (a second or more through tsx), so that the two overlap. startServer waits for it.
+const startLog = createLogger(config.LOG_LEVEL);
+const embedded = config.DATABASE_URL ? undefined : startEmbeddedDatabase({ dataDir: path.join(config.dataDir, 'pglite') }, startLog);
+embedded?.catch(() => undefined); // reported where startServer awaits it, not as an unhandled rejection
+const { startServer } = await import('./server.js');
+const { platform } = await import('./platform/index.js');
+
 let server: RunningServer;
 try {
-  server = await startServer(config);
+  server = await startServer(config, { embedded });
 } catch (err) {
-  (platform.log ?? console).error({ err }, 'failed to start');
+  (platform.log ?? startLog).error({ err }, 'failed to start');
   process.exit(1);
 }
 platform.log.info({ port: server.port, startupMs: Date.now() - started, database: config.DATABASE_URL ? 'server' : 'embedded' }, `listening on http://localhost:${server.port}`);

@@ -10,6 +10,7 @@ import { operations } from './registry.js';
 import type { OperationRunner } from './core/run-operation.js';
 import type { Operation } from './core/operation.js';
 import { startJobs, type Jobs } from './jobs/index.js';
+import type { EmbeddedDatabase } from './platform/embedded-db.js';
 import { bootstrapAdmin } from './modules/accounts/admin-bootstrap.js';
 import { listeningBaseUrl, setServerBaseUrl } from './core/server-base-url.js';
 import { configureTrustedProxies } from './core/client-address.js';
@@ -33,12 +34,14 @@ export interface ServerOptions {
   operations?: readonly Operation[];
   /** Socket.IO options (tests pass a manual clock). */
   realtime?: RealtimeOptions;
+  /** The embedded database, when the caller started it early (main.ts); otherwise started here when needed. */
+  embedded?: Promise<EmbeddedDatabase>;
 }
 
 export async function startServer(config: Config, opts: ServerOptions = {}): Promise<RunningServer> {
   const served = opts.operations ?? operations;
   configureTrustedProxies(config.TRUSTED_PROXIES);
-  await startPlatform(config);
+  await startPlatform(config, undefined, { embedded: opts.embedded });
   let web: DrainableServer;
   let io: SocketServer | null = null;
   try {

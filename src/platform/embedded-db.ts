@@ -1,6 +1,7 @@
 // Embedded PostgreSQL for when DATABASE_URL is unset: PGlite (Postgres compiled to WASM) with PostGIS and
-// pg_trgm, served over the wire protocol on a local TCP port so the app reaches it through `pg` exactly as
-// it reaches a real server (one data-access code path, see DESIGN.md 2.2).
+// pg_trgm, run in a child process of its own (embedded-db-process.ts) and served over the wire protocol on
+// a unix socket, so the app reaches it through `pg` exactly as it reaches a real server (one data-access
+// code path, see DESIGN.md 2.2) and its queries no longer block the app's event loop.
 //
 // What the pool and migrations must respect (PGlite is one single-user backend):
 // - All socket connections share one session: SET, temp tables, advisory locks and named prepared statements
@@ -10,71 +11,95 @@
 //   More pool connections therefore buy no parallelism, only shared-state surprises and deadlocks (code in a
 //   transaction that queries through another client waits forever). Hence the pool in embedded mode has
 //   `max: 1`, and code inside a transaction uses only the transaction's client.
-// - No lock guards the data dir: two processes can open the same one at once, so never do that.
-import { mkdir } from 'node:fs/promises';
-import { PGlite } from '@electric-sql/pglite';
-import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
-import { postgis } from '@electric-sql/pglite-postgis';
-import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+// - PGlite has no lock of its own on its data dir; the database process takes `<dataDir>.lock` (pid inside; dataDir's real path)
+//   so a second process on the same dir is refused at once (data-dir-lock.ts).
+// - The socket is `.s.PGSQL.5432` in the data dir's parent (DATA_DIR for `npm start`), mode 0600; when that
+//   path is too long for a unix socket (108 bytes) it goes to a private 0700 directory under os.tmpdir().
+import path from 'node:path';
+import { fork, type ChildProcess } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { EmbeddedDbProcessOptions, FromDatabaseProcess, ToDatabaseProcess } from './embedded-db-protocol.js';
 
 export interface EmbeddedDbLogger {
   info(obj: object | string, msg?: string): void;
+  error(obj: object | string, msg?: string): void;
 }
 
 export interface EmbeddedDatabase {
   connectionString: string;
+  /** The database process, for measuring it (memory) or checking it is gone. */
+  pid: number;
   stop(): Promise<void>;
 }
 
-// Above 1 so that a new pool can connect while the socket of a just-ended pool is still being torn down
-// (the server frees a slot only a tick after the close), and so tests can open several pools in a row.
-// It does not make concurrent use safe: see the note at the top.
-const MAX_CONNECTIONS = 16;
+/** How long a stopping database may take to checkpoint and close before it is killed. */
+const STOP_TIMEOUT_MS = 30_000;
 
-export async function startEmbeddedDatabase(
-  opts: { dataDir: string; host?: string; port?: number },
-  logger?: EmbeddedDbLogger,
-): Promise<EmbeddedDatabase> {
-  const startedAt = Date.now();
-  await mkdir(opts.dataDir, { recursive: true });
+const PROCESS_ENTRY = fileURLToPath(new URL('./embedded-db-process.ts', import.meta.url));
 
-  const db = await PGlite.create({ dataDir: opts.dataDir, extensions: { postgis, pg_trgm } });
-  // Idempotent: the first start with a new data dir installs PostGIS (the slow part of a cold start).
-  await db.exec('CREATE EXTENSION IF NOT EXISTS postgis; CREATE EXTENSION IF NOT EXISTS pg_trgm;');
+/** The child runs TypeScript through tsx whatever runs the parent (tsx for `npm start`, jest's swc in tests). */
+function tsxLoader(): string {
+  return pathToFileURL(createRequire(import.meta.url).resolve('tsx/esm')).href;
+}
 
-  const host = opts.host ?? '127.0.0.1';
-  // Port 0 lets the OS pick a free port; the server reports the one it got.
-  const server = new PGLiteSocketServer({ db, host, port: opts.port ?? 0, maxConnections: MAX_CONNECTIONS });
-  try {
-    await server.start();
-  } catch (err) {
-    await db.close();
-    throw err;
-  }
-  const port = Number(server.getServerConn().split(':').pop());
-  const urlHost = host.includes(':') ? `[${host}]` : host;
-  const connectionString = `postgres://postgres@${urlHost}:${port}/postgres`;
-  logger?.info({ dataDir: opts.dataDir, port, ms: Date.now() - startedAt }, 'embedded database ready');
+export async function startEmbeddedDatabase(opts: { dataDir: string }, logger?: EmbeddedDbLogger): Promise<EmbeddedDatabase> {
+  const dataDir = path.resolve(opts.dataDir);
+  const options: EmbeddedDbProcessOptions = { dataDir, socketDir: path.dirname(dataDir) };
+  const child = fork(PROCESS_ENTRY, [JSON.stringify(options)], {
+    execArgv: ['--import', tsxLoader()],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
 
-  let stopped = false;
+  const ready = await new Promise<Extract<FromDatabaseProcess, { type: 'ready' }>>((resolve, reject) => {
+    const onMessage = (msg: FromDatabaseProcess) => {
+      if (msg.type === 'ready') settle(() => resolve(msg));
+      else if (msg.type === 'failed') settle(() => reject(new Error(`embedded database failed to start in ${dataDir}: ${msg.message}`)));
+    };
+    const onExit = (code: number | null, signal: NodeJS.Signals | null) =>
+      settle(() => reject(new Error(`embedded database process exited (${signal ?? `code ${code}`}) before it was ready (${dataDir})`)));
+    const onError = (err: Error) => settle(() => reject(new Error(`embedded database process could not be started: ${err.message}`)));
+    let settled = false;
+    function settle(fn: () => void) {
+      if (settled) return;
+      settled = true;
+      child.off('message', onMessage).off('exit', onExit).off('error', onError);
+      fn();
+    }
+    child.on('message', onMessage).on('exit', onExit).on('error', onError);
+  });
+
+  const exited = new Promise<void>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) resolve();
+    else child.once('exit', () => resolve());
+  });
+  let stopping: Promise<void> | null = null;
+  child.once('exit', (code, signal) => {
+    if (!stopping) logger?.error({ pid: child.pid, code, signal }, 'embedded database process exited unexpectedly');
+  });
+  // The channel must not keep the app alive on its own: when the app is done, the database follows it.
+  unrefChannel(child);
+
+  const connectionString = `postgres://postgres@localhost/postgres?host=${encodeURIComponent(ready.socketDir)}`;
+  logger?.info({ dataDir, socketDir: ready.socketDir, pid: ready.pid, ms: ready.ms }, 'embedded database ready');
+
   return {
     connectionString,
-    async stop() {
-      if (stopped) return;
-      stopped = true;
-      // Close clients' sockets first so no query reaches PGlite while it shuts down.
-      await server.stop();
-      // A client that disconnected just before stop() (e.g. `await pool.end(); await stop()`) still has a
-      // cleanup queued with setImmediate that asks PGlite whether a transaction is open and may send a
-      // ROLLBACK. Run against a closed PGlite it throws an uncaught "Cannot read properties of undefined
-      // (reading '_IsTransactionBlock')" and kills the process, and PGlite's close() waits for no query.
-      // So: let queued cleanups run, wait for any query they started, then close.
-      await new Promise((resolve) => setImmediate(resolve));
-      await db.query('SELECT 1');
-      await new Promise((resolve) => setImmediate(resolve));
-      // Closing PGlite checkpoints and flushes the data dir, which is what makes the next start warm.
-      await db.close();
-      logger?.info({ dataDir: opts.dataDir }, 'embedded database stopped');
-    },
+    pid: ready.pid,
+    stop: () =>
+      (stopping ??= (async () => {
+        if (child.exitCode !== null || child.signalCode !== null) return;
+        child.ref();
+        const killer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
+        if (child.connected) child.send({ type: 'stop' } satisfies ToDatabaseProcess);
+        await exited;
+        clearTimeout(killer);
+        logger?.info({ dataDir }, 'embedded database stopped');
+      })()),
   };
+}
+
+function unrefChannel(child: ChildProcess): void {
+  child.unref();
+  (child.channel as { unref?: () => void } | undefined)?.unref?.();
 }

@@ -8,6 +8,7 @@ import { createStorage, type Storage } from './storage.js';
 import { createMailer, type Mailer } from './mail.js';
 import { resolveJwtSecret, signingKey } from './secrets.js';
 import type { KeyObject } from 'node:crypto';
+import { startEmbeddedDatabase, type EmbeddedDatabase } from './embedded-db.js';
 import { RateLimits } from '../core/rate-limit.js';
 
 /**
@@ -31,12 +32,18 @@ export interface Platform {
 
 export const platform = {} as Platform;
 
-export async function startPlatform(config: Config, log: Logger = createLogger(config.LOG_LEVEL)): Promise<Platform> {
+export interface PlatformOptions {
+  /** Migrations to apply instead of src/models/migrations (tests of a failing migration). */
+  migrationsDir?: string;
+  /** The embedded database, already starting (main.ts starts it before loading the app's modules). */
+  embedded?: Promise<EmbeddedDatabase>;
+}
+
+export async function startPlatform(config: Config, log: Logger = createLogger(config.LOG_LEVEL), opts: PlatformOptions = {}): Promise<Platform> {
   let connectionString = config.DATABASE_URL;
   let embedded: Platform['embedded'] = null;
   if (!connectionString) {
-    const { startEmbeddedDatabase } = await import('./embedded-db.js');
-    const started = await startEmbeddedDatabase({ dataDir: path.join(config.dataDir, 'pglite') }, log);
+    const started = await (opts.embedded ?? startEmbeddedDatabase({ dataDir: path.join(config.dataDir, 'pglite') }, log));
     connectionString = started.connectionString;
     embedded = started;
     log.info('embedded PostgreSQL (PGlite + PostGIS) started; set DATABASE_URL to use a server');
@@ -49,7 +56,14 @@ export async function startPlatform(config: Config, log: Logger = createLogger(c
     statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
     idleInTransactionTimeoutMs: config.DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS,
   });
-  await migrate(database.pool, log);
+  try {
+    await migrate(database.pool, log, opts.migrationsDir);
+  } catch (err) {
+    // A failed start must not leave the database process running (it holds DATA_DIR's lock).
+    await database.close().catch(() => undefined);
+    await embedded?.stop();
+    throw err;
+  }
 
   const redis = config.REDIS_URL ? new Redis(config.REDIS_URL, { maxRetriesPerRequest: 3, lazyConnect: false }) : null;
   redis?.on('error', (err) => log.error({ err }, 'redis error'));

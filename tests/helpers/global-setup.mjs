@@ -16,8 +16,9 @@ export default async function globalSetup() {
   const { migrate } = await tsImport('../../src/platform/migrate.ts', import.meta.url);
   if (!process.env.TEST_DATABASE_URL) {
     const { startEmbeddedDatabase } = await tsImport('../../src/platform/embedded-db.ts', import.meta.url);
+    // The database process keeps its lock file and unix socket beside its data dir, so inside this one.
     const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'hyperlocal-test-db-'));
-    const embedded = await startEmbeddedDatabase({ dataDir });
+    const embedded = await startEmbeddedDatabase({ dataDir: path.join(dataDir, 'pglite') });
     globalThis.__embeddedDb = { ...embedded, dataDir };
     process.env.TEST_DATABASE_URL = embedded.connectionString;
     // One shared session: the app's pool must hold a single connection.
