@@ -67,6 +67,10 @@ export async function startPlatform(config: Config, log: Logger = createLogger(c
 
   const redis = config.REDIS_URL ? new Redis(config.REDIS_URL, { maxRetriesPerRequest: 3, lazyConnect: false }) : null;
   redis?.on('error', (err) => log.error({ err }, 'redis error'));
+  // Serve only once Redis answers: until then rate limits count in this node's memory (the insurance limiter),
+  // and a budget split between memory and Redis would let a client past it. A Redis that stays down does not
+  // stop the start; the insurance limiter covers it and the service says so.
+  if (redis && !(await redisReady(redis, REDIS_READY_WAIT_MS))) log.warn('Redis is not ready: rate limits count in memory until it is');
 
   const jwtSecret = resolveJwtSecret(config.JWT_SECRET, config.dataDir, log);
   Object.assign(platform, {
@@ -93,4 +97,20 @@ export async function stopPlatform(): Promise<void> {
   await platform.database?.close().catch(() => undefined);
   await platform.embedded?.stop();
   if (platform.redis) await platform.redis.quit().catch(() => undefined);
+}
+
+const REDIS_READY_WAIT_MS = 10_000;
+
+function redisReady(redis: Redis, waitMs: number): Promise<boolean> {
+  if (redis.status === 'ready') return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => done(false), waitMs);
+    const onReady = () => done(true);
+    function done(ready: boolean) {
+      clearTimeout(timer);
+      redis.off('ready', onReady);
+      resolve(ready);
+    }
+    redis.once('ready', onReady);
+  });
 }
