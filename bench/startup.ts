@@ -7,9 +7,9 @@ import { fileURLToPath } from 'node:url';
 import { median, summarize, type Summary } from './lib/stats.js';
 
 /**
- * `npm start` as a new user runs it: `npx tsx src/main.ts` with no DATABASE_URL, so the embedded database
- * starts in DATA_DIR. Cold = a new DATA_DIR (PostGIS is installed, migrations run); warm = the same DATA_DIR
- * again. The time is from spawn to the first 200 from GET /health, so it includes npx and tsx start-up,
+ * `npm start` as a new user runs it (npm, then `node --import tsx src/main.ts`) with no DATABASE_URL, so the
+ * embedded database starts in DATA_DIR. Cold = a new DATA_DIR (PostGIS is installed, migrations run); warm = the
+ * same DATA_DIR again. The time is from spawn to the first 200 from GET /health, so it includes npm and tsx start-up,
  * which the service's own `startupMs` log field does not; both are reported.
  */
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -62,8 +62,8 @@ async function startOnce(dataDir: string): Promise<StartTiming> {
   delete env.DATABASE_URL;
   delete env.REDIS_URL;
   const started = performance.now();
-  // detached: its own process group, so SIGTERM reaches tsx and node behind npx, and nothing else.
-  const child = spawn('npx', ['tsx', 'src/main.ts'], { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  // detached: its own process group, so SIGTERM reaches node behind npm, and nothing else.
+  const child = spawn('npm', ['start', '--silent'], { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));
@@ -79,21 +79,21 @@ async function startOnce(dataDir: string): Promise<StartTiming> {
   process.kill(-child.pid!, 'SIGTERM');
   const killer = setTimeout(() => process.kill(-child.pid!, 'SIGKILL'), 30_000);
   await exited;
-  // npx exits before its children: wait for the whole group (tsx, the app, the database process), or the
+  // npm may exit before its children: wait for the whole group (tsx, the app, the database process), or the
   // next start finds DATA_DIR still locked and the clean-up races the database's last writes.
   await groupGone(child.pid!);
   clearTimeout(killer);
   const shutdownMs = performance.now() - stopping;
-  // main.ts logs `startupMs` with the "listening" line: the service's own view, without npx and tsx.
+  // main.ts logs `startupMs` with the "listening" line: the service's own view, without npm and tsx.
   const listening = output.split('\n').find((line) => line.includes('"startupMs"'));
   const serviceStartupMs = listening ? (JSON.parse(listening) as { startupMs: number }).startupMs : null;
   return { toHealthyMs, serviceStartupMs, shutdownMs };
 }
 
-/** Spawn to exit of `npx tsx` running an empty script: the tooling's share, and the unit for the ratios. */
+/** Spawn to exit of `node --import tsx` running an empty script: the tooling's share, and the unit for the ratios. */
 async function toolingOnce(): Promise<number> {
   const started = performance.now();
-  const child = spawn('npx', ['tsx', '-e', ''], { cwd: ROOT, stdio: 'ignore' });
+  const child = spawn(process.execPath, ['--import', 'tsx', '-e', ''], { cwd: ROOT, stdio: 'ignore' });
   await new Promise((resolve) => child.once('exit', resolve));
   return performance.now() - started;
 }
@@ -116,7 +116,7 @@ export async function runStartup(): Promise<Summary[]> {
   }
   const service = (runs: StartTiming[]) => runs.map((r) => r.serviceStartupMs).filter((v): v is number => v !== null);
   return [
-    summarize('baseline: npx tsx, empty script', tooling, unit),
+    summarize('baseline: node --import tsx, empty script', tooling, unit),
     summarize('cold start: spawn to /health 200', cold.map((r) => r.toHealthyMs), unit, 'new DATA_DIR: PGlite init, PostGIS install, migrations'),
     summarize('  service startupMs (cold)', service(cold), null),
     summarize('warm start: spawn to /health 200', warm.map((r) => r.toHealthyMs), unit, 'same DATA_DIR again'),

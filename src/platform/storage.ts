@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import crypto from 'node:crypto';
-import { S3Client, PutObjectCommand, DeleteObjectCommand } from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
 import type { Config } from './config.js';
 
 /**
@@ -42,30 +42,42 @@ export class DiskStorage implements Storage {
   }
 }
 
+/**
+ * The AWS SDK is loaded on first use, not at start: importing it costs about half a second, which a service
+ * storing files on disk (the default) should never pay.
+ */
 export class S3Storage implements Storage {
   readonly kind = 's3' as const;
-  private readonly client: S3Client;
+  private sdk: Promise<{ sdk: typeof import('@aws-sdk/client-s3'); client: S3Client }> | null = null;
 
-  constructor(private readonly config: Config) {
-    this.client = new S3Client({
-      region: config.S3_REGION,
-      endpoint: config.S3_ENDPOINT,
-      forcePathStyle: Boolean(config.S3_ENDPOINT),
-      credentials: config.S3_ACCESS_KEY_ID ? { accessKeyId: config.S3_ACCESS_KEY_ID, secretAccessKey: config.S3_SECRET_ACCESS_KEY ?? '' } : undefined,
-      // S3-compatible servers otherwise store streamed uploads with their chunk framing (DESIGN.md 2.2).
-      requestChecksumCalculation: 'WHEN_REQUIRED',
-      responseChecksumValidation: 'WHEN_REQUIRED',
-    });
+  constructor(private readonly config: Config) {}
+
+  private connect() {
+    const { config } = this;
+    return (this.sdk ??= import('@aws-sdk/client-s3').then((sdk) => ({
+      sdk,
+      client: new sdk.S3Client({
+        region: config.S3_REGION,
+        endpoint: config.S3_ENDPOINT,
+        forcePathStyle: Boolean(config.S3_ENDPOINT),
+        credentials: config.S3_ACCESS_KEY_ID ? { accessKeyId: config.S3_ACCESS_KEY_ID, secretAccessKey: config.S3_SECRET_ACCESS_KEY ?? '' } : undefined,
+        // S3-compatible servers otherwise store streamed uploads with their chunk framing (DESIGN.md 2.2).
+        requestChecksumCalculation: 'WHEN_REQUIRED',
+        responseChecksumValidation: 'WHEN_REQUIRED',
+      }),
+    })));
   }
 
   async put(folder: string, originalName: string, body: Buffer, contentType: string): Promise<string> {
     const key = newKey(folder, originalName);
-    await this.client.send(new PutObjectCommand({ Bucket: this.config.S3_BUCKET, Key: key, Body: body, ContentType: contentType }));
+    const { sdk, client } = await this.connect();
+    await client.send(new sdk.PutObjectCommand({ Bucket: this.config.S3_BUCKET, Key: key, Body: body, ContentType: contentType }));
     return key;
   }
 
   async delete(key: string): Promise<void> {
-    await this.client.send(new DeleteObjectCommand({ Bucket: this.config.S3_BUCKET, Key: key }));
+    const { sdk, client } = await this.connect();
+    await client.send(new sdk.DeleteObjectCommand({ Bucket: this.config.S3_BUCKET, Key: key }));
   }
 
   url(key: string): string {
@@ -74,7 +86,7 @@ export class S3Storage implements Storage {
   }
 
   destroy(): void {
-    this.client.destroy();
+    void this.sdk?.then(({ client }) => client.destroy());
   }
 }
 
