@@ -27,7 +27,9 @@ export function createHttpApp(operations: readonly Operation[], runner: Operatio
   app.use(cors(config.CORS_ORIGINS));
   app.use(cookieParser());
   app.use(rejectUnsupportedContentType);
-  app.use(configurePassport().initialize());
+  // The JWT strategy is registered once; no passport.initialize() middleware: `authenticate` (run per route, only
+  // when an Authorization header is sent) sets up what it needs, and sessions are not used.
+  configurePassport();
 
   app.get('/health', async (_req, res) => {
     try {
