@@ -77,7 +77,9 @@ export function lockDataDir(lockPath: string, pid = process.pid): DataDirLock {
       if (owner === null) {
         const ageMs = Date.now() - fs.statSync(lockPath).mtimeMs;
         if (ageMs < 5000) throw new DataDirInUseError(lockPath, 0);
-      } else if (isAlive(owner)) {
+      } else if (owner !== pid && owner !== process.ppid && isAlive(owner)) {
+        // Not our own pid nor our parent's: in a container pids repeat from one start to the next, so after a
+        // crash the new database process (or the app that started it) can carry the dead owner's pid.
         throw new DataDirInUseError(lockPath, owner);
       }
       fs.rmSync(lockPath, { force: true });
