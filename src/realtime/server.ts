@@ -1,6 +1,7 @@
 import type http from 'node:http';
 import { Server, type Socket } from 'socket.io';
 import { createAdapter } from '@socket.io/redis-adapter';
+import { guardPublishes } from './redis-publisher.js';
 import type { Operation } from '../core/operation.js';
 import type { OperationRunner } from '../core/run-operation.js';
 import { domainEvents } from '../core/events.js';
@@ -44,7 +45,7 @@ export function createRealtimeServer(httpServer: http.Server, operations: readon
 
   if (platform.redis) {
     // Events emitted on one node reach sockets connected to every node.
-    const pub = platform.redis.duplicate();
+    const pub = guardPublishes(platform.redis.duplicate(), (err) => platform.log.warn({ err }, 'a realtime event could not reach the other nodes'));
     const sub = platform.redis.duplicate();
     io.adapter(createAdapter(pub, sub, options.adapterKey ? { key: options.adapterKey } : {}));
     httpServer.on('close', () => {
