@@ -85,9 +85,12 @@ describe('notifyMany', () => {
     const phone = await app.socket(alice.token);
     const nothing = noEvent(phone, 'notification:created', 800);
     const targetId = crypto.randomUUID();
+    // Read before the transaction: the test's own `sql()` uses the pool, which on the embedded database has
+    // only the connection the transaction holds.
+    const others = await someUsers(3);
     await expect(
       transaction(platform.db, async (tx, events) => {
-        await notifyMany(tx, events, [alice.id, ...(await someUsers(3))], { type: 'general', targetId, message: 'never committed' });
+        await notifyMany(tx, events, [alice.id, ...others], { type: 'general', targetId, message: 'never committed' });
         throw new Error('the write that caused it failed');
       }),
     ).rejects.toThrow('the write that caused it failed');
