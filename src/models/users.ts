@@ -20,6 +20,8 @@ export const users = pgTable('users', {
   latitude: numeric('latitude', { precision: 11, scale: 8 }),
   longitude: numeric('longitude', { precision: 11, scale: 8 }),
   point: geographyPoint('point'),
+  /** The centre of the published grid cell the point lies in (a trigger keeps it); nearby users measures with it. */
+  publicPoint: geographyPoint('public_point'),
   locationId: uuid('location_id').references(() => locations.id, { onDelete: 'set null' }),
   isVerified: boolean('is_verified').notNull().default(false),
   isStaff: boolean('is_staff').notNull().default(false),

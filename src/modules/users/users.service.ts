@@ -110,7 +110,8 @@ export async function nearbyUsers(ctx: AuthedContext, input: { page?: number; pa
   const me = await findUserById(ctx.user.id);
   if (!me?.locationId) throw new AppError(400, { error: 'Location Required', message: 'Set your location to see people nearby.', action: 'update_location' });
   const [origin] = await platform.db
-    .select({ point: sql<string | null>`coalesce(${users.point}, ${locations.center}, ${locations.point})` })
+    // Published cells only, on both ends (users.public_point, a location's published centre): see users.queries.ts.
+    .select({ point: sql<string | null>`coalesce(${users.publicPoint}, ${locations.center}, ${locations.point})` })
     .from(users)
     .leftJoin(locations, eq(users.locationId, locations.id))
     .where(eq(users.id, ctx.user.id));
