@@ -1,9 +1,8 @@
-import { eq, sql } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
+import { aQuietSpot } from '../helpers/quiet-spot.js';
 import { startTestApp, unique, type TestApp } from '../helpers/test-app.js';
 import { aUser, type TestUser } from '../builders/users.js';
 import { platform } from '../../src/platform/index.js';
-import { locations, users } from '../../src/models/index.js';
-import { pointEwkt } from '../../src/models/geography.js';
 import { snapToCell } from '../../src/modules/locations/public-grid.js';
 
 /**
@@ -20,19 +19,6 @@ afterAll(async () => {
   await app.stop();
 });
 
-async function aQuietSpot(): Promise<{ latitude: number; longitude: number }> {
-  for (let attempt = 0; attempt < 50; attempt++) {
-    const spot = { latitude: -60 + Math.random() * 120, longitude: -179 + Math.random() * 358 };
-    const here = sql`${pointEwkt(spot.longitude, spot.latitude)}::geography`;
-    const [{ n }] = await platform.db
-      .select({ n: sql<number>`count(*)::int` })
-      .from(users)
-      .leftJoin(locations, eq(users.locationId, locations.id))
-      .where(sql`ST_DWithin(coalesce(${users.point}, ${locations.center}, ${locations.point}), ${here}, 250000)`);
-    if (n === 0) return spot;
-  }
-  throw new Error('no quiet spot found');
-}
 
 const place = { country: `Ocean ${unique()}`, city: `Raft ${unique()}` };
 async function moveTo(user: TestUser, latitude: number, longitude: number): Promise<void> {
@@ -46,7 +32,7 @@ const nearbyIds = async (user: TestUser) => {
 };
 
 test('when two users of one grid cell swap their exact points, then the caller sees the same order (a tie by id, not by exact distance)', async () => {
-  const base = await aQuietSpot();
+  const base = await aQuietSpot(60);
   const caller = await aUser(app);
   const x = await aUser(app);
   const y = await aUser(app);
@@ -84,7 +70,7 @@ test('when a user sets a point, then the database keeps the centre of its publis
   });
 
   const user = await aUser(app);
-  const spot = await aQuietSpot();
+  const spot = await aQuietSpot(60);
   await moveTo(user, spot.latitude, spot.longitude);
   const [stored] = (
     await platform.db.execute<{ lat: number; lon: number }>(sql`SELECT ST_Y(public_point::geometry) AS lat, ST_X(public_point::geometry) AS lon FROM users WHERE id = ${user.id}`)

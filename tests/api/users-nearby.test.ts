@@ -1,8 +1,9 @@
-import { eq, sql } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
+import { aQuietSpot } from '../helpers/quiet-spot.js';
 import { startTestApp, unique, type TestApp } from '../helpers/test-app.js';
 import { aUser, type TestUser } from '../builders/users.js';
 import { platform } from '../../src/platform/index.js';
-import { locations, users } from '../../src/models/index.js';
+import { users } from '../../src/models/index.js';
 import { pointEwkt } from '../../src/models/geography.js';
 
 let app: TestApp;
@@ -13,24 +14,7 @@ afterAll(async () => {
   await app.stop();
 });
 
-/**
- * A random spot nobody else uses: the shared CI database keeps users of earlier runs and of other
- * test files, so a spot is taken only when no user or location lies within 250 km of it.
- */
 let origin: { latitude: number; longitude: number };
-async function aQuietSpot(): Promise<{ latitude: number; longitude: number }> {
-  for (let attempt = 0; attempt < 50; attempt++) {
-    const spot = { latitude: -65 + Math.random() * 130, longitude: -179 + Math.random() * 358 };
-    const here = sql`${pointEwkt(spot.longitude, spot.latitude)}::geography`;
-    const [{ n }] = await platform.db
-      .select({ n: sql<number>`count(*)::int` })
-      .from(users)
-      .leftJoin(locations, eq(users.locationId, locations.id))
-      .where(sql`ST_DWithin(coalesce(${users.point}, ${locations.center}, ${locations.point}), ${here}, 250000)`);
-    if (n === 0) return spot;
-  }
-  throw new Error('no quiet spot found');
-}
 const place = { country: `Ocean ${unique()}`, city: `Raft ${unique()}` };
 
 async function userAt(latOffsetDegrees: number): Promise<TestUser> {
