@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { loadAuthUsers, type Bench } from '../lib/harness.js';
+import { loadAuthUsers, seededRandom, type Bench } from '../lib/harness.js';
 import { measure } from '../lib/stats.js';
 import { iterations, type BenchCase, type Measurement } from './case.js';
 
@@ -45,7 +45,7 @@ export const locationsNamingCase: BenchCase = {
        FROM generate_series(1, $4::int + $6::int) g`,
       [tag, lat, lon, MEMBERS, locationId, n + 20],
     );
-    const random = mulberry(7);
+    const random = seededRandom(7);
     const names = Array.from({ length: MEMBERS }, () => distinctName(random));
     await pool.query(
       `INSERT INTO location_name_suggestions (location_id, user_id, suggested_name, vote_weight)
@@ -72,14 +72,3 @@ export const locationsNamingCase: BenchCase = {
     return results;
   },
 };
-
-function mulberry(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}

@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import type { Socket } from 'socket.io-client';
-import { nextEvent, startTestApp, unique, type TestApp } from '../helpers/test-app.js';
+import { nextEvent, startTestApp, unique, type TestApp, eventually } from '../helpers/test-app.js';
 import { aUser } from '../builders/users.js';
 import { channelRoom, defineChannel } from '../../src/core/channels.js';
 import { forbidden } from '../../src/core/errors.js';
@@ -43,15 +43,6 @@ const subscribe = (s: Socket, channel: string, id: string) => s.timeout(5000).em
 /** Server-side (this node, the only one): is this client socket in that channel's room? */
 const inRoom = async (s: Socket, channel: string, id: string) => app.server.io.of('/').sockets.get(s.id!)?.rooms.has(channelRoom(channel, id)) ?? false;
 
-async function eventually(check: () => Promise<boolean>, ms = 3000): Promise<boolean> {
-  const until = Date.now() + ms;
-  while (Date.now() < until) {
-    if (await check()) return true;
-    // Let I/O run between checks (a check that answers at once would otherwise starve it).
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-  return false;
-}
 
 describe('when a channel right ends', () => {
   test('when channel.access_ended is published, then every socket of that user leaves that room at once, and nothing else changes', async () => {

@@ -3,7 +3,7 @@ import { locationAudience } from '../../src/realtime/rooms.js';
 import { domainEvents } from '../../src/core/events.js';
 import { sql } from '../helpers/sql.js';
 import { jest } from '@jest/globals';
-import { describeWithRedis, nextEvent, noEvent, startTestApp, unique, type TestApp } from '../helpers/test-app.js';
+import { describeWithRedis, nextEvent, noEvent, startTestApp, unique, type TestApp, eventually } from '../helpers/test-app.js';
 import { aUser } from '../builders/users.js';
 import { aNotification } from '../builders/notifications.js';
 
@@ -130,11 +130,3 @@ async function hears(from: TestApp, socket: import('socket.io-client').Socket, l
   });
 }
 
-/** Poll until the check holds (changes cross nodes through Redis, asynchronously). */
-async function eventually(check: () => Promise<boolean>, ms = 3000): Promise<boolean> {
-  const until = Date.now() + ms;
-  while (Date.now() < until) {
-    if (await check()) return true;
-  }
-  return false;
-}

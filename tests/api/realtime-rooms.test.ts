@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import type { Socket } from 'socket.io-client';
 import { locationAudience } from '../../src/realtime/event-routes.js';
-import { startTestApp, unique, type TestApp } from '../helpers/test-app.js';
+import { startTestApp, unique, type TestApp, eventually } from '../helpers/test-app.js';
 import { aUser, type TestUser } from '../builders/users.js';
 import { domainEvents } from '../../src/core/events.js';
 import { currentLocationId } from '../../src/modules/users/users.queries.js';
@@ -61,15 +61,6 @@ async function hears(socket: Socket, locationId: string): Promise<boolean> {
   return heard;
 }
 
-/** Wait until a condition holds (the room move follows the commit asynchronously). */
-async function eventually(check: () => Promise<boolean>, ms = 3000): Promise<boolean> {
-  const until = Date.now() + ms;
-  while (Date.now() < until) {
-    if (await check()) return true;
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-  return false;
-}
 
 /** The residents' rooms a client socket is in, read on the server. */
 const residentsRoomsOf = (s: Socket) => [...(app.server.io.of('/').sockets.get(s.id!)?.rooms ?? [])].filter((room) => room.startsWith('residents:'));

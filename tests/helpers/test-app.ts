@@ -117,3 +117,14 @@ export function noEvent(socket: Socket, event: string, ms = 500): Promise<void> 
 
 export const describeWithRedis = process.env.REDIS_URL ? describe : describe.skip;
 export const unique = (prefix = 'u') => `${prefix}${crypto.randomUUID().replace(/-/g, '').slice(0, 10)}`;
+
+/** Wait until a condition holds (room moves and cross-node messages follow a commit asynchronously). */
+export async function eventually(check: () => Promise<boolean>, ms = 3000): Promise<boolean> {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    if (await check()) return true;
+    // Let I/O run between checks (a check that answers at once would otherwise starve it).
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  return false;
+}
