@@ -18,6 +18,8 @@ import type { RateLimits } from './rate-limit.js';
 export interface OperationRunner {
   rateLimits: RateLimits;
   onUnexpectedError: (err: unknown, op: Operation, ctx: RequestContext) => void;
+  /** Told of every answered call, refusals included, with the seconds since the transport received it. */
+  onAnswered?: (op: Operation, ctx: RequestContext, status: number, seconds: number) => void;
 }
 
 /** Admission, then the rest: what a transport that already holds the whole input calls. */

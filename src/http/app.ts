@@ -14,6 +14,7 @@ import { errorHandler, notFoundHandler } from './errors.js';
 import { requestBaseUrl } from './context.js';
 import { isTrustedProxy } from '../core/client-address.js';
 import { requestLogger } from './request-log.js';
+import { metricsRoute } from './metrics-route.js';
 
 /** The Express application: middleware, health, docs, media, and every operation as a route. */
 export function createHttpApp(operations: readonly Operation[], runner: OperationRunner): express.Express {
@@ -39,6 +40,8 @@ export function createHttpApp(operations: readonly Operation[], runner: Operatio
       res.status(503).json({ status: 'unavailable' });
     }
   });
+
+  if (config.METRICS_TOKEN) app.get('/metrics', metricsRoute(platform.metrics, config.METRICS_TOKEN));
 
   const swaggerDir = path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
   app.get('/api/docs/openapi.json', (req, res) => res.json(openApiDocument(operations, requestBaseUrl(req))));

@@ -22,8 +22,20 @@ export interface Jobs {
 export function startJobs(definitions: JobDefinition[] = JOBS): Jobs {
   const tasks = definitions.map((job) =>
     cron.schedule(job.schedule, () => {
-      withJobLock(job.name, job.run).catch((err) => platform.log.error({ err, job: job.name }, 'job failed'));
+      void runScheduledJob(job);
     }),
   );
   return { stop: () => tasks.forEach((t) => t.stop()) };
+}
+
+/** One scheduled run: under the lock, counted in the metrics (ok, failed, or skipped when another node runs it). */
+export async function runScheduledJob(job: JobDefinition): Promise<void> {
+  const startedAt = performance.now();
+  try {
+    const ran = await withJobLock(job.name, job.run);
+    platform.metrics.countJobRun(job.name, ran ? 'ok' : 'skipped', ran ? (performance.now() - startedAt) / 1000 : undefined);
+  } catch (err) {
+    platform.metrics.countJobRun(job.name, 'failed', (performance.now() - startedAt) / 1000);
+    platform.log.error({ err, job: job.name }, 'job failed');
+  }
 }

@@ -54,6 +54,10 @@ const schema = z.object({
       }),
   ),
   LOG_LEVEL: z.string().default('info'),
+  /** `pretty`: human-readable lines; `json`: one JSON object per line. Default: pretty on a terminal, JSON otherwise. */
+  LOG_FORMAT: z.enum(['pretty', 'json']).optional(),
+  /** Serves GET /metrics (Prometheus text) to callers presenting it as a bearer token; unset: no /metrics. */
+  METRICS_TOKEN: z.preprocess((v) => (v === '' ? undefined : v), z.string().min(16, 'must be at least 16 characters').optional()),
   /** Prefix of rate-limit keys in Redis; tests give each app its own. */
   RATE_LIMIT_PREFIX: z.string().default('rl'),
   /** `off` disables operation rate limits: for benchmarks and load tests only (DESIGN.md section 6). */

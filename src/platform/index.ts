@@ -10,6 +10,7 @@ import { resolveJwtSecret, signingKey } from './secrets.js';
 import type { KeyObject } from 'node:crypto';
 import { startEmbeddedDatabase, type EmbeddedDatabase } from './embedded-db.js';
 import { RateLimits } from '../core/rate-limit.js';
+import { Metrics } from './metrics.js';
 
 /**
  * The connections to the outside world, opened once at start and shared by every module.
@@ -27,6 +28,8 @@ export interface Platform {
   /** jwtSecret as a KeyObject, made once: jsonwebtoken re-parses a string secret on every call. */
   jwtKey: KeyObject;
   rateLimits: RateLimits;
+  /** Counters and gauges served at GET /metrics when METRICS_TOKEN is set. */
+  metrics: Metrics;
   embedded: { stop(): Promise<void> } | null;
 }
 
@@ -39,7 +42,7 @@ export interface PlatformOptions {
   embedded?: Promise<EmbeddedDatabase>;
 }
 
-export async function startPlatform(config: Config, log: Logger = createLogger(config.LOG_LEVEL), opts: PlatformOptions = {}): Promise<Platform> {
+export async function startPlatform(config: Config, log: Logger = createLogger(config.LOG_LEVEL, config.LOG_FORMAT), opts: PlatformOptions = {}): Promise<Platform> {
   let connectionString = config.DATABASE_URL;
   let embedded: Platform['embedded'] = null;
   if (!connectionString) {
@@ -72,6 +75,8 @@ export async function startPlatform(config: Config, log: Logger = createLogger(c
   // stop the start; the insurance limiter covers it and the service says so.
   if (redis && !(await redisReady(redis, REDIS_READY_WAIT_MS))) log.warn('Redis is not ready: rate limits count in memory until it is');
 
+  const metrics = new Metrics();
+  metrics.watchPool(database.pool);
   const jwtSecret = resolveJwtSecret(config.JWT_SECRET, config.dataDir, log);
   Object.assign(platform, {
     config,
@@ -84,6 +89,7 @@ export async function startPlatform(config: Config, log: Logger = createLogger(c
     jwtSecret,
     jwtKey: signingKey(jwtSecret),
     rateLimits: new RateLimits(redis, config.RATE_LIMIT_PREFIX, { enabled: config.RATE_LIMITS === 'on' }),
+    metrics,
     embedded,
   } satisfies Platform);
   if (!config.PUBLIC_BASE_URL && config.NODE_ENV === 'production') {

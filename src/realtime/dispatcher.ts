@@ -26,7 +26,12 @@ export function createDispatcher(operations: readonly Operation[], runner: Opera
   const handlers = new Map<string, EventHandler>();
   for (const op of operations) {
     handlers.set(op.name, async (socket, input) => {
-      const result = await withCaller(socket, clock, (ctx) => runOperation(runner, op, input, ctx));
+      const startedAt = performance.now();
+      const result = await withCaller(socket, clock, async (ctx) => {
+        const answer = await runOperation(runner, op, input, ctx);
+        runner.onAnswered?.(op, ctx, answer.status, (performance.now() - startedAt) / 1000);
+        return answer;
+      });
       if ('endsSession' in result && result.endsSession) await endSession(socket, deps);
       return { status: result.status, body: result.body ?? null };
     });

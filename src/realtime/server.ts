@@ -1,6 +1,7 @@
 import type http from 'node:http';
 import { Server, type Socket } from 'socket.io';
 import { createAdapter } from '@socket.io/redis-adapter';
+import type { Redis } from 'ioredis';
 import { guardPublishes } from './redis-publisher.js';
 import type { Operation } from '../core/operation.js';
 import type { OperationRunner } from '../core/run-operation.js';
@@ -52,8 +53,8 @@ export function createRealtimeServer(httpServer: http.Server, operations: readon
       // quit, not disconnect: the adapter's (un)subscribe commands may still be queued (a server stopped
       // right after it started), and disconnect rejects them with no one listening, an unhandled
       // rejection that ends the process. quit lets them finish first.
-      pub.quit().catch(() => undefined);
-      sub.quit().catch(() => undefined);
+      void quitWhenConnected(pub);
+      void quitWhenConnected(sub);
     });
   }
   const node = new RealtimeNode(io, deps, Boolean(platform.redis));
@@ -83,6 +84,7 @@ export function createRealtimeServer(httpServer: http.Server, operations: readon
   const unsubscribe = domainEvents.subscribe((event) => {
     try {
       routeDomainEvent(node, event);
+      platform.metrics.countEventPushed(event.name);
     } catch (err) {
       platform.log.error({ err, event: event.name }, 'failed to push a domain event');
     }
@@ -104,3 +106,21 @@ function handshakeToken(socket: Socket): string | undefined {
 }
 
 export type { AppSocket, SocketData } from './socket-types.js';
+
+/**
+ * Quit a client of the adapter once its connection is up. A server stopped right after it started (tests, a
+ * failed start) would otherwise quit a client that is still connecting, and ioredis rejects the adapter's queued
+ * (p)subscribe with "Connection is closed", a rejection the adapter leaves unhandled.
+ */
+async function quitWhenConnected(client: Redis, waitMs = 2000): Promise<void> {
+  if (client.status === 'connecting' || client.status === 'connect' || client.status === 'wait') {
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, waitMs);
+      client.once('ready', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+  await client.quit().catch(() => undefined);
+}
