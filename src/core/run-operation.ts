@@ -2,7 +2,7 @@ import type { RequestContext } from './context.js';
 import type { Operation, OperationResult, RateLimitRule } from './operation.js';
 import { AppError, INTERNAL_ERROR_BODY, forbidden, invalidToken, notAuthenticated } from './errors.js';
 import { zodToFieldErrors } from './validation.js';
-import { isDatabaseTimeout, serviceUnavailable } from './database-errors.js';
+import { isDatabaseUnavailable, serviceUnavailable } from './database-errors.js';
 import type { RateLimits } from './rate-limit.js';
 import { effectiveRateLimits, isCallerKeyed, type DefaultRateLimits } from './operation-limits.js';
 
@@ -65,7 +65,7 @@ export async function runAdmittedOperation(runner: OperationRunner, op: Operatio
 
 
 function failure(runner: OperationRunner, op: Operation, ctx: RequestContext, err: unknown): OperationResult {
-  if (isDatabaseTimeout(err)) {
+  if (isDatabaseUnavailable(err)) {
     // Logged like a failure (someone should look at a slow statement or a full pool), answered 503.
     runner.onUnexpectedError(err, op, ctx);
     const unavailable = serviceUnavailable();

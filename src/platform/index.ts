@@ -83,7 +83,13 @@ export async function startPlatform(config: Config, log: Logger = createLogger(c
     mailer: createMailer(config, log),
     jwtSecret,
     jwtKey: signingKey(jwtSecret),
-    rateLimits: new RateLimits(redis, config.RATE_LIMIT_PREFIX, { enabled: config.RATE_LIMITS === 'on' }),
+    rateLimits: new RateLimits(redis, config.RATE_LIMIT_PREFIX, {
+      enabled: config.RATE_LIMITS === 'on',
+      onFallback: (inMemory) =>
+        inMemory
+          ? log.warn('Redis is unavailable: rate limits count in this node\'s memory until it is back')
+          : log.info('Redis is back: rate limits count in Redis again'),
+    }),
     embedded,
   } satisfies Platform);
   if (!config.PUBLIC_BASE_URL && config.NODE_ENV === 'production') {
