@@ -26,6 +26,9 @@ export function clusterAdapter(redis: Redis, kind: AdapterKind, key?: string) {
       : createAdapter(pub, sub, key ? { key } : {});
   return {
     factory,
+    /** The two connections (the benchmark counts what the subscriber receives). */
+    pub,
+    sub,
     close() {
       // quit, not disconnect: the adapter's (un)subscribe commands may still be queued (a server stopped
       // right after it started), and disconnect rejects them with no one listening, an unhandled
