@@ -63,7 +63,9 @@ export function createRealtimeServer(httpServer: http.Server, operations: readon
     maxConnectionsPerIp: config.SOCKET_MAX_CONNECTIONS_PER_IP,
     eventsPerSecond: config.SOCKET_EVENTS_PER_SECOND,
   });
-  const attachDispatcher = createDispatcher(operations, runner, deps, { eventsPerSecond: config.SOCKET_EVENTS_PER_SECOND, caps });
+  // RATE_LIMITS=off (load tests, benchmarks) lifts the event budget with the operation limits; the caps stay.
+  const eventsPerSecond = config.RATE_LIMITS === 'off' ? Number.POSITIVE_INFINITY : config.SOCKET_EVENTS_PER_SECOND;
+  const attachDispatcher = createDispatcher(operations, runner, deps, { eventsPerSecond, caps });
 
   io.use(async (socket: AppSocket, next) => {
     socket.data.session = null;

@@ -85,7 +85,7 @@ describe('the default limits', () => {
 describe('RATE_LIMITS=off', () => {
   let app: TestApp;
   beforeAll(async () => {
-    app = await startTestApp({ RATE_LIMITS: 'off', RATE_LIMIT_DEFAULT_READS_PER_MINUTE: '1' });
+    app = await startTestApp({ RATE_LIMITS: 'off', RATE_LIMIT_DEFAULT_READS_PER_MINUTE: '1', SOCKET_EVENTS_PER_SECOND: '2' });
   });
   afterAll(async () => {
     await app.stop();
@@ -95,5 +95,11 @@ describe('RATE_LIMITS=off', () => {
     const caller = callerFrom(app);
     const someone = await aUserFrom(caller);
     for (let i = 0; i < 3; i++) expect((await caller.rest('GET', `/api/users/${someone.username}`)).status).toBe(200);
+  });
+
+  test('when limits are off, then the per-socket event budget is lifted too', async () => {
+    const socket = await app.socket();
+    const acks = await Promise.all(Array.from({ length: 10 }, () => socket.timeout(5000).emitWithAck('no.such.event', {})));
+    expect(acks.every((a) => a.status === 404)).toBe(true);
   });
 });
