@@ -51,13 +51,22 @@ export function createRealtimeServer(httpServer: http.Server, operations: readon
     maxHttpBufferSize: config.SOCKET_MAX_PAYLOAD_BYTES,
   });
 
-  if (platform.redis) {
-    // Events emitted on one node reach sockets connected to every node.
-    const adapter = clusterAdapter(platform.redis, config.REDIS_ADAPTER, options.adapterKey);
+  // Events emitted on one node reach sockets connected to every node.
+  const adapter = platform.redis ? clusterAdapter(platform.redis, config.REDIS_ADAPTER, options.adapterKey) : null;
+  if (adapter) {
     io.adapter(adapter.factory);
     httpServer.on('close', () => adapter.close());
   }
-  const node = new RealtimeNode(io, deps, Boolean(platform.redis));
+  const node = new RealtimeNode(io, deps, adapter !== null);
+  // Node messages sent while this node's subscriber was away are lost: drop every cached caller once it is back.
+  let subscriberLost = false;
+  adapter?.sub.on('close', () => (subscriberLost = true));
+  adapter?.sub.on('ready', () => {
+    if (!subscriberLost) return;
+    subscriberLost = false;
+    platform.log.info('Redis is back: realtime callers are checked again');
+    node.forgetEveryCaller();
+  });
   const caps = new ConnectionCaps({
     maxConnectionsPerUser: config.SOCKET_MAX_CONNECTIONS_PER_USER,
     maxConnectionsPerIp: config.SOCKET_MAX_CONNECTIONS_PER_IP,

@@ -1,6 +1,8 @@
 import { jest } from '@jest/globals';
 import type { Socket } from 'socket.io-client';
 import { platform } from '../../src/platform/index.js';
+import { domainEvents } from '../../src/core/events.js';
+import { sql } from '../helpers/sql.js';
 import { describeWithRedis, eventually, nextEvent, type TestApp } from '../helpers/test-app.js';
 import { startCluster, type TestCluster } from '../helpers/cluster.js';
 import { startTcpProxy, targetOf, type TcpProxy } from '../helpers/tcp-proxy.js';
@@ -66,6 +68,26 @@ for (const adapter of ['classic', 'sharded'] as const) {
 
       expect(await eventually(() => crossNodeDelivery(alice.id, onB), 15000)).toBe(true);
       expect((await a.rest('GET', '/health')).body).toEqual({ status: 'ok', database: 'ok', redis: 'ok' });
+    });
+
+    test('when a user’s rights change while Redis is away, then the other node, which missed the message, checks its cached caller again once Redis is back', async () => {
+      const { a, b } = cluster;
+      const moderator = await aResident(a);
+      const onB = await b.socket(moderator.token);
+      const analytics = () => onB.timeout(5000).emitWithAck('locations.analytics', {});
+      expect((await analytics()).status).toBe(403); // node B has checked and cached the caller
+
+      await proxy.cut();
+      try {
+        await eventually(async () => platform.redis!.status !== 'ready', 5000);
+        await sql('UPDATE users SET is_staff = true WHERE id = $1', [moderator.id]);
+        domainEvents.publish('user.access_changed', { userId: moderator.id }); // node A's bus: lost on its way to B
+        expect((await analytics()).status).toBe(403); // B still serves its cached caller (for up to a minute)
+      } finally {
+        await proxy.restore();
+      }
+      // Well within the cache's minute: B dropped its cached callers when its subscriber came back.
+      expect(await eventually(async () => (await analytics()).status === 200, 15000)).toBe(true);
     });
   });
 }
