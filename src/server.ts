@@ -48,6 +48,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
     await bootstrapAdmin();
     const runner: OperationRunner = {
       rateLimits: platform.rateLimits,
+      defaultLimits: { readsPerMinute: config.RATE_LIMIT_DEFAULT_READS_PER_MINUTE, writesPerMinute: config.RATE_LIMIT_DEFAULT_WRITES_PER_MINUTE },
       onUnexpectedError: (err, op, ctx) => platform.log.error({ err, operation: op.name, requestId: ctx.requestId, transport: ctx.transport }, 'operation failed'),
       onAnswered: (op, ctx, status, seconds) => platform.metrics.observeOperation(op.name, ctx.transport, status, seconds),
     };
