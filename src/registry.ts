@@ -4,6 +4,7 @@ import { userOperations } from './modules/users/users.op.js';
 import { notificationOperations } from './modules/notifications/notifications.op.js';
 import { locationOperations } from './modules/locations/locations.op.js';
 import { communityOperations } from './modules/communities/communities.op.js';
+import { messageOperations } from './modules/messages/messages.op.js';
 
 /** Every operation of the service: mounted as REST routes, Socket.IO events and OpenAPI paths. */
 export const operations: readonly Operation[] = [
@@ -12,5 +13,6 @@ export const operations: readonly Operation[] = [
   ...notificationOperations,
   ...locationOperations,
   ...communityOperations,
+  ...messageOperations,
 ];
 // Realtime channels (core/channels.ts) register themselves when their module's operations are imported here.

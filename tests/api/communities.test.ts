@@ -1,6 +1,5 @@
 import crypto from 'node:crypto';
 import { startTestApp, unique, type TestApp } from '../helpers/test-app.js';
-import { aUser } from '../builders/users.js';
 import { aResident } from '../builders/locations.js';
 import { aCategoryId, aCommunity, joinCommunity } from '../builders/communities.js';
 import { isCommunityMember, loadCommunitySummaries } from '../../src/modules/communities/summaries.js';
@@ -18,7 +17,7 @@ const PNG = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000
 
 describe('create and read', () => {
   test('when a user creates a community, then it answers 201 with the full object, the creator is owner and member, and owned_communities lists it', async () => {
-    const alice = await aUser(app);
+    const alice = await aResident(app);
     const category = await aCategoryId(app, alice, 'Gardening');
     const name = unique('Garden club ');
     const res = await app.rest('POST', '/api/communities/communities/', { token: alice.token, body: { name, description: 'Tomatoes', category } });
@@ -47,7 +46,7 @@ describe('create and read', () => {
   });
 
   test('when a community is created with images over multipart, then avatar and banner are absolute URLs', async () => {
-    const alice = await aUser(app);
+    const alice = await aResident(app);
     const category = await aCategoryId(app, alice);
     const res = await app
       .http()
@@ -63,8 +62,8 @@ describe('create and read', () => {
   });
 
   test('when create, join, leave, list and detail run over REST and the socket, then status and bodies are identical', async () => {
-    const alice = await aUser(app);
-    const bob = await aUser(app);
+    const alice = await aResident(app);
+    const bob = await aResident(app);
     const category = await aCategoryId(app, alice);
     const viaRest = await app.rest('POST', '/api/communities/communities/', { token: alice.token, body: { name: unique('Rest '), category } });
     const viaSocket = await app.emit('communities.create', { name: unique('Sock '), category }, { token: alice.token });
@@ -121,7 +120,7 @@ describe('create and read', () => {
   });
 
   test('when categories are listed, then the seeded set comes back with groups', async () => {
-    const alice = await aUser(app);
+    const alice = await aResident(app);
     const res = await app.rest('GET', '/api/communities/categories/', { token: alice.token });
     expect(res.status).toBe(200);
     expect(res.body.length).toBeGreaterThanOrEqual(10);
@@ -135,8 +134,8 @@ describe('create and read', () => {
 
 describe('owner rights', () => {
   test('when the owner updates, then only the fields sent change; another user gets 403 and nothing changes', async () => {
-    const alice = await aUser(app);
-    const bob = await aUser(app);
+    const alice = await aResident(app);
+    const bob = await aResident(app);
     const club = await aCommunity(app, alice);
     const denied = await app.rest('PATCH', `/api/communities/communities/${club.id}/`, { token: bob.token, body: { description: 'hijacked' } });
     expect(denied).toMatchObject({ status: 403, body: { detail: 'You do not have permission to perform this action.' } });
@@ -148,8 +147,8 @@ describe('owner rights', () => {
   });
 
   test('when the owner deletes, then 204 and the community is gone; a non-owner gets 403; joining it afterwards is 404', async () => {
-    const alice = await aUser(app);
-    const bob = await aUser(app);
+    const alice = await aResident(app);
+    const bob = await aResident(app);
     const club = await aCommunity(app, alice);
     expect((await app.rest('DELETE', `/api/communities/communities/${club.id}/`, { token: bob.token })).status).toBe(403);
     expect((await app.rest('DELETE', `/api/communities/communities/${club.id}/`, { token: alice.token })).status).toBe(204);
@@ -161,7 +160,7 @@ describe('owner rights', () => {
   });
 
   test('when the owner tries to leave, then 400 and the owner stays a member', async () => {
-    const alice = await aUser(app);
+    const alice = await aResident(app);
     const club = await aCommunity(app, alice);
     const res = await app.rest('POST', `/api/communities/communities/${club.id}/leave/`, { token: alice.token });
     expect(res).toMatchObject({ status: 400, body: { detail: 'The owner cannot leave the community; delete it instead.' } });
@@ -171,7 +170,7 @@ describe('owner rights', () => {
 
 describe('bad input', () => {
   test('when the name is taken (any case), then 400 {name} and nothing is written', async () => {
-    const alice = await aUser(app);
+    const alice = await aResident(app);
     const club = await aCommunity(app, alice);
     const res = await app.rest('POST', '/api/communities/communities/', { token: alice.token, body: { name: club.name.toUpperCase(), category: club.category.id } });
     expect(res).toMatchObject({ status: 400, body: { name: ['A community with this name already exists.'] } });
@@ -180,7 +179,7 @@ describe('bad input', () => {
   });
 
   test('when two creations race for one name, then one wins and the other gets the field error', async () => {
-    const alice = await aUser(app);
+    const alice = await aResident(app);
     const category = await aCategoryId(app, alice);
     const name = unique('Race ');
     const results = await Promise.all([1, 2, 3].map(() => app.rest('POST', '/api/communities/communities/', { token: alice.token, body: { name, category } })));
@@ -189,7 +188,7 @@ describe('bad input', () => {
   });
 
   test('when fields are missing, malformed or unknown, then field errors, never a 500', async () => {
-    const alice = await aUser(app);
+    const alice = await aResident(app);
     const missing = await app.rest('POST', '/api/communities/communities/', { token: alice.token, body: {} });
     expect(missing).toMatchObject({ status: 400, body: { name: ['This field is required.'], category: ['This field is required.'] } });
     const malformed = await app.rest('POST', '/api/communities/communities/', { token: alice.token, body: { name: 'x', category: 'nope', location: 'nope' } });
@@ -209,7 +208,7 @@ describe('bad input', () => {
 
 describe('membership counts', () => {
   test('when 30 users join at once and 10 of them leave at once, then members_count is exact', async () => {
-    const owner = await aUser(app);
+    const owner = await aResident(app);
     const club = await aCommunity(app, owner);
     const joiners = await Promise.all(Array.from({ length: 30 }, () => aResident(app)));
     const joins = await Promise.all(joiners.map((u) => app.rest('POST', `/api/communities/communities/${club.id}/join/`, { token: u.token })));
@@ -230,8 +229,8 @@ describe('membership counts', () => {
 
 describe('summaries for other modules', () => {
   test('when summaries are loaded for several ids, then one map holds each existing community in the contract shape', async () => {
-    const alice = await aUser(app);
-    const bob = await aUser(app);
+    const alice = await aResident(app);
+    const bob = await aResident(app);
     const a = await aCommunity(app, alice);
     const b = await aCommunity(app, alice);
     await joinCommunity(app, bob, b.id);
@@ -247,7 +246,7 @@ describe('summaries for other modules', () => {
 
 describe('community channel', () => {
   test('when a socket subscribes to a community, then it is in its room; an unknown id is 404', async () => {
-    const alice = await aUser(app);
+    const alice = await aResident(app);
     const club = await aCommunity(app, alice);
     const s = await app.socket(alice.token);
     expect(await s.timeout(5000).emitWithAck('subscribe', { channel: 'community', id: club.id })).toEqual({ status: 200, body: { channel: 'community', id: club.id } });
