@@ -30,6 +30,8 @@ export const conversationParticipants = pgTable(
     lastReadSeq: bigint('last_read_seq', { mode: 'number' }).notNull().default(0),
     lastReadMessageId: uuid('last_read_message_id').references(() => messages.id, { onDelete: 'set null' }),
     lastReadAt: timestamp('last_read_at', { withTimezone: true }),
+    /** The conversation's last activity, copied here by every send: each user's list walks its own index. */
+    activityAt: timestamp('activity_at', { withTimezone: true }).notNull().defaultNow(),
     joinedAt: timestamp('joined_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [primaryKey({ columns: [t.conversationId, t.userId] })],

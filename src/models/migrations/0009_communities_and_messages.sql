@@ -54,7 +54,9 @@ CREATE INDEX communities_owner_idx ON communities (owner_id, created_at);
 CREATE INDEX communities_category_idx ON communities (category_id);
 CREATE INDEX communities_location_idx ON communities (location_id) WHERE location_id IS NOT NULL;
 CREATE INDEX communities_popular_idx ON communities (members_count DESC, created_at DESC, id);
+-- The list's search is a substring of the name or the description.
 CREATE INDEX communities_name_trgm_idx ON communities USING gin (name gin_trgm_ops);
+CREATE INDEX communities_description_trgm_idx ON communities USING gin (description gin_trgm_ops);
 
 CREATE TABLE community_members (
   community_id uuid NOT NULL REFERENCES communities(id) ON DELETE CASCADE,
@@ -96,8 +98,10 @@ CREATE TABLE conversation_participants (
   last_read_seq bigint NOT NULL DEFAULT 0,
   last_read_message_id uuid REFERENCES messages(id) ON DELETE SET NULL,
   last_read_at timestamptz,
+  -- The conversation's last activity (its last message, else its opening), copied to every participant's row
+  -- by each send, so that a user's conversation list is one walk of that user's own index entries.
+  activity_at timestamptz NOT NULL DEFAULT now(),
   joined_at timestamptz NOT NULL DEFAULT now(),
   PRIMARY KEY (conversation_id, user_id)
 );
-CREATE INDEX conversation_participants_user_idx ON conversation_participants (user_id, conversation_id);
-CREATE INDEX conversations_activity_idx ON conversations ((coalesce(last_message_at, created_at)) DESC, id DESC);
+CREATE INDEX conversation_participants_user_activity_idx ON conversation_participants (user_id, activity_at DESC, conversation_id DESC);

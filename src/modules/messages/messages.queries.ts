@@ -58,7 +58,7 @@ export async function listConversations(userId: string, limit: number, offset: n
   const db = currentDb();
   const counted = await db.execute<{ count: number }>(sql`SELECT count(*)::int AS count FROM conversation_participants WHERE user_id = ${userId}`);
   const page = await db.execute<ConversationSqlRow>(
-    conversationsSql(userId, sql`true`, sql`ORDER BY coalesce(c.last_message_at, c.created_at) DESC, c.id DESC LIMIT ${limit} OFFSET ${offset}`),
+    conversationsSql(userId, sql`true`, sql`ORDER BY me.activity_at DESC, me.conversation_id DESC LIMIT ${limit} OFFSET ${offset}`),
   );
   return { count: counted.rows[0].count, rows: page.rows.map(toView) };
 }

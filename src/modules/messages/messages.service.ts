@@ -116,10 +116,16 @@ export async function sendMessage(ctx: AuthedContext, conversationId: string, te
     await tx.execute(sql`
       UPDATE conversations SET last_message_id = ${id}, last_message_at = ${now.toISOString()}, updated_at = ${now.toISOString()}
       WHERE id = ${conversationId}`);
-    await tx.execute(sql`
-      UPDATE conversation_participants SET last_read_seq = ${seq}, last_read_message_id = ${id}, last_read_at = ${now.toISOString()}
-      WHERE conversation_id = ${conversationId} AND user_id = ${ctx.user.id}`);
-    const everyone = await participantIds(conversationId, tx);
+    // Every participant's list moves this conversation up; the sender has read its own message.
+    const touched = await tx.execute<{ user_id: string }>(sql`
+      UPDATE conversation_participants SET
+        activity_at = ${now.toISOString()},
+        last_read_seq = CASE WHEN user_id = ${ctx.user.id} THEN ${seq} ELSE last_read_seq END,
+        last_read_message_id = CASE WHEN user_id = ${ctx.user.id} THEN ${id}::uuid ELSE last_read_message_id END,
+        last_read_at = CASE WHEN user_id = ${ctx.user.id} THEN ${now.toISOString()}::timestamptz ELSE last_read_at END
+      WHERE conversation_id = ${conversationId}
+      RETURNING user_id`);
+    const everyone = touched.rows.map((r) => r.user_id);
     const others = everyone.filter((u) => u !== ctx.user.id);
     if (previousAt === null || now.getTime() - previousAt.getTime() > NEW_MESSAGE_QUIET_MS) {
       await notifyMany(tx, events, others, {
