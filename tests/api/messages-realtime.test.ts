@@ -36,7 +36,8 @@ describe('message:created', () => {
 
     const reply = [alicePhone, aliceLaptop, bobPhone, bobLaptop].map((s) => nextEvent(s, 'message:created'));
     const eveStill = noEvent(evePhone, 'message:created', 800);
-    const answer = await aMessage(app, bob, id, 'hi alice');
+    const answer = (await bobLaptop.timeout(5000).emitWithAck('messages.send', { conversation_id: id, text: 'hi alice' })).body;
+    expect(answer).toMatchObject({ text: 'hi alice', sender: { id: bob.id } });
     for (const payload of await Promise.all(reply)) expect(payload).toEqual(answer);
     await eveStill;
     // The pushed payload is the object the list serves.
