@@ -3,6 +3,8 @@ import { accountOperations } from './modules/accounts/accounts.op.js';
 import { userOperations } from './modules/users/users.op.js';
 import { notificationOperations } from './modules/notifications/notifications.op.js';
 import { locationOperations } from './modules/locations/locations.op.js';
+import { communityOperations } from './modules/communities/communities.op.js';
+import { messageOperations } from './modules/messages/messages.op.js';
 
 /** Every operation of the service: mounted as REST routes, Socket.IO events and OpenAPI paths. */
 export const operations: readonly Operation[] = [
@@ -10,5 +12,7 @@ export const operations: readonly Operation[] = [
   ...userOperations,
   ...notificationOperations,
   ...locationOperations,
+  ...communityOperations,
+  ...messageOperations,
 ];
 // Realtime channels (core/channels.ts) register themselves when their module's operations are imported here.
