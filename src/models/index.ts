@@ -3,3 +3,6 @@ export * from './locations.js';
 export * from './users.js';
 export * from './notifications.js';
 export * from './location-suggestions.js';
+export * from './stores.js';
+export * from './products.js';
+export * from './orders.js';
