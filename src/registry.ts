@@ -3,6 +3,10 @@ import { accountOperations } from './modules/accounts/accounts.op.js';
 import { userOperations } from './modules/users/users.op.js';
 import { notificationOperations } from './modules/notifications/notifications.op.js';
 import { locationOperations } from './modules/locations/locations.op.js';
+import { storeOperations } from './modules/stores/stores.op.js';
+import { productOperations } from './modules/stores/products.op.js';
+import { orderOperations } from './modules/stores/orders.op.js';
+import { reviewOperations } from './modules/stores/reviews.op.js';
 
 /** Every operation of the service: mounted as REST routes, Socket.IO events and OpenAPI paths. */
 export const operations: readonly Operation[] = [
@@ -10,5 +14,9 @@ export const operations: readonly Operation[] = [
   ...userOperations,
   ...notificationOperations,
   ...locationOperations,
+  ...storeOperations,
+  ...productOperations,
+  ...orderOperations,
+  ...reviewOperations,
 ];
 // Realtime channels (core/channels.ts) register themselves when their module's operations are imported here.

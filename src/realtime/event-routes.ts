@@ -16,6 +16,8 @@ type DomainEventRoutes = { [K in RoutedEventName]: (node: RealtimeNode, payload:
 export const domainEventRoutes: DomainEventRoutes = {
   'notification.created': ({ io }, { userId, notification }) => io.to(userRoom(userId)).emit('notification:created', notification),
   'notification.updated': ({ io }, { userId, notification }) => io.to(userRoom(userId)).emit('notification:updated', notification),
+  'order.created': ({ io }, { sellerId, order }) => io.to(userRoom(sellerId)).emit('order:created', order),
+  'order.updated': ({ io }, { buyerId, order }) => io.to(userRoom(buyerId)).emit('order:updated', order),
   'location.updated': ({ io }, { location }) => io.to(locationAudience(location.id)).emit('location:updated', location),
   // Every device of the user follows it to the new location's residents' room, on every node.
   'user.location_changed': (node, { userId, toLocationId }) => node.broadcast({ kind: 'location_changed', userId, toLocationId }),

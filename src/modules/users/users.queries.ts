@@ -6,17 +6,24 @@ import { users, locations, type UserRow } from '../../models/index.js';
 /** A user row with what its public shape needs (location name; store and communities as their modules land). */
 export interface UserWithRelations extends UserRow {
   location: { id: string; name: string } | null;
+  /** The user's first store (stores module), or null. */
+  store: { id: string; name: string; description: string } | null;
 }
+
+// The user's oldest store, if any (stores_owner_idx): the user object's `store`.
+const firstStore = sql<{ id: string; name: string; description: string } | null>`(SELECT json_build_object('id', s.id, 'name', s.name, 'description', s.description)
+  FROM stores s WHERE s.owner_id = ${users.id} ORDER BY s.created_at, s.id LIMIT 1)`;
 
 const withLocation = (db: DbOrTx) =>
   db
-    .select({ user: users, locationId: locations.id, locationName: locations.name })
+    .select({ user: users, locationId: locations.id, locationName: locations.name, store: firstStore })
     .from(users)
     .leftJoin(locations, eq(users.locationId, locations.id));
 
-type JoinedRow = { user: UserRow; locationId: string | null; locationName: string | null };
+type JoinedRow = { user: UserRow; locationId: string | null; locationName: string | null; store: UserWithRelations['store'] };
 const toUser = (r: JoinedRow): UserWithRelations => ({
   ...r.user,
+  store: r.store ?? null,
   location: r.locationId ? { id: r.locationId, name: r.locationName ?? '' } : null,
 });
 

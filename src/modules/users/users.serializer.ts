@@ -68,8 +68,8 @@ function userBody(user: UserWithRelations, baseUrl: string, withEmail: boolean):
     relationship_status: user.relationshipStatus,
     banner: mediaUrl(user.banner, ctx.baseUrl),
     location: user.location,
-    // Filled in by the stores and communities modules when they land.
-    store: null,
+    store: user.store,
+    // Filled in by the communities module when it lands.
     owned_communities: [],
     created_at: user.createdAt.toISOString(),
     updated_at: user.updatedAt.toISOString(),
