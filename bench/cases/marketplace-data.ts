@@ -23,7 +23,7 @@ SELECT u.id, 'Bench store ' || d.g, 'bench-store-' || d.g, 'Local goods, store n
   o.id, o.lat, o.lon, ST_SetSRID(ST_MakePoint(o.lon, o.lat), 4326)::geography, now() - d.age * interval '700 days', now()
 FROM draws d
 JOIN bench_location_ordinals o ON o.n = 1 + floor(${LOCATION_COUNT} * d.pick)::int
-JOIN users u ON u.username = 'bench_' || d.g`;
+JOIN users u ON lower(u.username) = lower('bench_' || d.g)`; // users_username_key: the trigram index would answer = too, slowly
 
 const PRODUCTS_SQL = `
 WITH ordinals AS MATERIALIZED (

@@ -20,6 +20,8 @@ export const stores = pgTable('stores', {
   point: geographyPoint('point'),
   /** References communities once they exist (the foreign key is added with the communities module). */
   communityId: uuid('community_id'),
+  /** The location's 17 levels broad to narrow, lower-cased ('' for none): set by triggers (0008), never by the service. */
+  placeLevels: text('place_levels').array().notNull().default([]),
   isVerified: boolean('is_verified').notNull().default(false),
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),

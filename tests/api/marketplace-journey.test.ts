@@ -1,6 +1,8 @@
 import { nextEvent, startTestApp, unique, type TestApp } from '../helpers/test-app.js';
 import { aProduct, aShopper, aStore, livesAt } from '../builders/stores.js';
 import { PNG_1X1 } from '../helpers/images.js';
+import { sql } from 'drizzle-orm';
+import { platform } from '../../src/platform/index.js';
 
 /**
  * The marketplace as a new user meets it: a seller sets up shop, a buyer in a nearby but different place finds
@@ -56,6 +58,20 @@ describe('discovery by location', () => {
     expect(await app.rest('GET', '/api/stores/products/by-location/', { query: { location_id: 'x' } })).toMatchObject({ status: 400, body: { location_id: ['Invalid UUID format.'] } });
     expect((await app.rest('GET', '/api/stores/products/by-location/')).body).toEqual({ location_id: ['This field is required.'] });
   });
+});
+
+test("when a store's location gains a level later (whichever code writes it), then discovery matches the store at that level", async () => {
+  const country = unique('Fillland');
+  const seller = await aShopper(app);
+  const sellerPlace = await livesAt(app, seller, { country, city: 'Brook' });
+  const product = await aProduct(app, seller, (await aStore(app, seller)).id);
+  const buyer = await aShopper(app);
+  const buyerPlace = await livesAt(app, buyer, { country, city: 'Brook', neighbourhood: 'Green End' });
+  expect((await app.rest('GET', '/api/stores/products/by-location/', { query: { location_id: buyerPlace } })).body).toMatchObject({ level: 'city' });
+  // smart_update fills missing levels of a location this way; the store's copy follows (0008 trigger).
+  await platform.db.execute(sql`UPDATE locations SET neighbourhood = 'GREEN END' WHERE id = ${sellerPlace}`);
+  const found = await app.rest('GET', '/api/stores/products/by-location/', { query: { location_id: buyerPlace } });
+  expect(found.body).toMatchObject({ level: 'neighbourhood', location_name: 'Green End', products: [{ id: product.id }] });
 });
 
 test('when a seller sets up shop and a nearby buyer finds, orders and reviews, then every step works over REST and the socket with the same bodies', async () => {

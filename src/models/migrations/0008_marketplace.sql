@@ -1,5 +1,5 @@
--- Marketplace (issue 8): stores, products and their images, orders, reviews; and the indexes that
--- product discovery by location needs on the hierarchy levels of locations.
+-- Marketplace (issue 8): stores, products and their images, orders, reviews; each store carries its location's
+-- hierarchy levels (place_levels, kept by triggers) for product discovery by location.
 
 CREATE TABLE stores (
   id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
@@ -18,6 +18,9 @@ CREATE TABLE stores (
   point geography(Point, 4326),
   -- No foreign key yet: communities arrive in 0009 (the lead adds the constraint when merging).
   community_id uuid,
+  -- The location's 17 hierarchy levels, broad to narrow, lower-cased ('' for none), kept by the triggers below:
+  -- discovery by location matches stores on them without reading the (many) locations of a city.
+  place_levels text[] NOT NULL DEFAULT '{}',
   is_verified boolean NOT NULL DEFAULT false,
   created_at timestamptz NOT NULL DEFAULT now(),
   updated_at timestamptz NOT NULL DEFAULT now()
@@ -25,6 +28,7 @@ CREATE TABLE stores (
 CREATE UNIQUE INDEX stores_slug_key ON stores (lower(slug));
 CREATE INDEX stores_owner_idx ON stores (owner_id, created_at, id);
 CREATE INDEX stores_location_idx ON stores (location_id);
+CREATE INDEX stores_place_levels_gin ON stores USING gin (place_levels);
 CREATE INDEX stores_point_gix ON stores USING gist (point);
 CREATE INDEX stores_created_idx ON stores (created_at DESC, id DESC);
 CREATE INDEX stores_name_trgm ON stores USING gin (name gin_trgm_ops);
@@ -92,18 +96,36 @@ CREATE UNIQUE INDEX reviews_user_product_key ON reviews (user_id, product_id);
 CREATE INDEX reviews_product_created_idx ON reviews (product_id, created_at DESC, id DESC);
 CREATE INDEX reviews_created_idx ON reviews (created_at DESC, id DESC);
 
--- Discovery by location matches one hierarchy level at a time, case-insensitively: one index per level
--- (country, state, city and neighbourhood have theirs since 0001/0002).
-CREATE INDEX IF NOT EXISTS locations_county_idx ON locations (lower(county));
-CREATE INDEX IF NOT EXISTS locations_district_idx ON locations (lower(district));
-CREATE INDEX IF NOT EXISTS locations_town_idx ON locations (lower(town));
-CREATE INDEX IF NOT EXISTS locations_village_idx ON locations (lower(village));
-CREATE INDEX IF NOT EXISTS locations_hamlet_idx ON locations (lower(hamlet));
-CREATE INDEX IF NOT EXISTS locations_municipality_idx ON locations (lower(municipality));
-CREATE INDEX IF NOT EXISTS locations_suburb_idx ON locations (lower(suburb));
-CREATE INDEX IF NOT EXISTS locations_borough_idx ON locations (lower(borough));
-CREATE INDEX IF NOT EXISTS locations_quarter_idx ON locations (lower(quarter));
-CREATE INDEX IF NOT EXISTS locations_road_idx ON locations (lower(road));
-CREATE INDEX IF NOT EXISTS locations_building_idx ON locations (lower(building));
-CREATE INDEX IF NOT EXISTS locations_commercial_idx ON locations (lower(commercial));
-CREATE INDEX IF NOT EXISTS locations_amenity_idx ON locations (lower(amenity));
+-- A location's hierarchy levels as stores.place_levels holds them (the order of HIERARCHY_LEVELS in src/models/locations.ts).
+CREATE FUNCTION location_place_levels(l locations) RETURNS text[] LANGUAGE sql IMMUTABLE AS $$
+  SELECT ARRAY[coalesce(lower(l.country), ''), coalesce(lower(l.state), ''), coalesce(lower(l.county), ''),
+    coalesce(lower(l.district), ''), coalesce(lower(l.city), ''), coalesce(lower(l.town), ''), coalesce(lower(l.village), ''),
+    coalesce(lower(l.hamlet), ''), coalesce(lower(l.municipality), ''), coalesce(lower(l.suburb), ''), coalesce(lower(l.borough), ''),
+    coalesce(lower(l.quarter), ''), coalesce(lower(l.neighbourhood), ''), coalesce(lower(l.road), ''), coalesce(lower(l.building), ''),
+    coalesce(lower(l.commercial), ''), coalesce(lower(l.amenity), '')]
+$$;
+
+-- Whichever code sets a store's location, its levels follow.
+CREATE FUNCTION stores_copy_place_levels() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  NEW.place_levels := coalesce((SELECT location_place_levels(l) FROM locations l WHERE l.id = NEW.location_id), '{}');
+  RETURN NEW;
+END
+$$;
+CREATE TRIGGER stores_place_levels
+  BEFORE INSERT OR UPDATE OF location_id ON stores
+  FOR EACH ROW EXECUTE FUNCTION stores_copy_place_levels();
+
+-- Whichever code changes a location's levels (smart_update fills missing ones), its stores follow.
+CREATE FUNCTION locations_push_place_levels() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF location_place_levels(OLD) IS DISTINCT FROM location_place_levels(NEW) THEN
+    UPDATE stores SET place_levels = location_place_levels(NEW) WHERE location_id = NEW.id;
+  END IF;
+  RETURN NULL;
+END
+$$;
+CREATE TRIGGER locations_place_levels
+  AFTER UPDATE OF country, state, county, district, city, town, village, hamlet, municipality, suburb, borough, quarter,
+    neighbourhood, road, building, commercial, amenity ON locations
+  FOR EACH ROW EXECUTE FUNCTION locations_push_place_levels();

@@ -2,7 +2,7 @@ import { sql, type SQL } from 'drizzle-orm';
 import type { RequestContext } from '../../core/context.js';
 import { notFound } from '../../core/errors.js';
 import { pageParams, paginated } from '../../core/pagination.js';
-import type { HierarchyLevel, ProductCategory } from '../../models/index.js';
+import { HIERARCHY_LEVELS, type HierarchyLevel, type ProductCategory } from '../../models/index.js';
 import { currentDb } from '../../platform/db.js';
 import { findLocation } from '../locations/locations.queries.js';
 import { findProductsByIds, productConditions } from './products.queries.js';
@@ -27,14 +27,16 @@ export type DiscoveryAnswer =
   | { location_name: null; products: [] };
 
 const PATH = '/api/stores/products/by-location/';
-const level = (name: HierarchyLevel) => sql.raw(`l.${name}`);
+/** A level of stores.place_levels (1-based, in HIERARCHY_LEVELS order, as the 0008 triggers write it). */
+const placeLevel = (name: HierarchyLevel) => sql.raw(`s.place_levels[${HIERARCHY_LEVELS.indexOf(name) + 1}]`);
 
 /**
  * Products of stores in the places that share the target's most specific level, widening one level at a
  * time while nothing is found. A place "shares" a level when its value there is the same (any case) and none
  * of the target's broader levels contradicts it (a broader level the place lacks does not count against it):
  * "High Street" in another town is not this High Street. Each level is one statement (count and the page's
- * ids, on the per-level expression indexes of 0008), then one statement reads the page's products.
+ * ids): stores carry their location's levels (`place_levels`, kept by triggers, GIN-indexed), so a city's thousands
+ * of locations are never read; then one statement reads the page's products.
  */
 export async function productsByLocation(ctx: RequestContext, input: DiscoveryInput): Promise<DiscoveryAnswer> {
   const target = await findLocation(input.location_id);
@@ -44,16 +46,19 @@ export async function productsByLocation(ctx: RequestContext, input: DiscoveryIn
   const levels = FALLBACK_LEVELS.filter((l) => target[l]?.trim());
   for (const [i, name] of levels.entries()) {
     const broader = levels.slice(i + 1);
+    // Lower-cased by PostgreSQL, as the triggers lower-case place_levels (JavaScript's rules differ for some letters).
+    const value = sql`lower(${target[name]})`;
     const conditions: SQL[] = [
-      sql`lower(${level(name)}) = lower(${target[name]})`,
-      ...broader.map((b) => sql`(${level(b)} IS NULL OR lower(${level(b)}) = lower(${target[b]}))`),
+      // The containment finds the stores through stores_place_levels_gin; the position check makes it this level.
+      sql`s.place_levels @> ARRAY[${value}]::text[]`,
+      sql`${placeLevel(name)} = ${value}`,
+      ...broader.map((b) => sql`${placeLevel(b)} IN ('', lower(${target[b]}))`),
       ...productFilters,
     ];
     const { rows } = await currentDb().execute<{ count: number; ids: string[] }>(sql`
       WITH found AS MATERIALIZED (
         SELECT pr.id, pr.created_at
-        FROM locations l
-        JOIN stores s ON s.location_id = l.id
+        FROM stores s
         JOIN products pr ON pr.store_id = s.id
         WHERE ${sql.join(conditions, sql` AND `)}
       )
