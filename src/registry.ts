@@ -3,6 +3,9 @@ import { accountOperations } from './modules/accounts/accounts.op.js';
 import { userOperations } from './modules/users/users.op.js';
 import { notificationOperations } from './modules/notifications/notifications.op.js';
 import { locationOperations } from './modules/locations/locations.op.js';
+import { postOperations } from './modules/posts/posts.op.js';
+import { compatPostOperations } from './modules/posts/compat.op.js';
+import { commentOperations } from './modules/comments/comments.op.js';
 
 /** Every operation of the service: mounted as REST routes, Socket.IO events and OpenAPI paths. */
 export const operations: readonly Operation[] = [
@@ -10,5 +13,8 @@ export const operations: readonly Operation[] = [
   ...userOperations,
   ...notificationOperations,
   ...locationOperations,
+  ...postOperations,
+  ...compatPostOperations,
+  ...commentOperations,
 ];
 // Realtime channels (core/channels.ts) register themselves when their module's operations are imported here.

@@ -2,6 +2,8 @@ import cron from 'node-cron';
 import { platform } from '../platform/index.js';
 import { withJobLock } from './lock.js';
 import { boundaryRecalculationJob } from '../modules/locations/boundary.job.js';
+import { pollExpiryJob } from '../modules/posts/poll-expiry.job.js';
+import { viewCooldownCleanupJob } from '../modules/posts/view-cleanup.job.js';
 
 /**
  * Scheduled jobs. Each runs under a Redis lock when several nodes run, so only one node does the work.
@@ -13,7 +15,7 @@ export interface JobDefinition {
   run: () => Promise<void>;
 }
 
-export const JOBS: JobDefinition[] = [boundaryRecalculationJob];
+export const JOBS: JobDefinition[] = [boundaryRecalculationJob, pollExpiryJob, viewCooldownCleanupJob];
 
 export interface Jobs {
   stop(): void;

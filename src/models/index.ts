@@ -3,3 +3,5 @@ export * from './locations.js';
 export * from './users.js';
 export * from './notifications.js';
 export * from './location-suggestions.js';
+export * from './posts.js';
+export * from './comments.js';

@@ -10,15 +10,17 @@ import type { DbOrTx } from '../../platform/db.js';
  *   0 until the posts and stores modules exist.
  * These are real zeros (no such rows can exist yet), not placeholders for made-up numbers.
  */
-export async function userActivityCount(_db: DbOrTx, _userId: string): Promise<number> {
-  // posts issue: return (posts by user) + (comments by user).
-  return 0;
+export async function userActivityCount(db: DbOrTx, userId: string): Promise<number> {
+  // Both on indexes (posts_user_created_idx, comments_user_idx).
+  const { rows } = await db.execute<{ n: number }>(sql`
+    SELECT (SELECT count(*) FROM posts WHERE user_id = ${userId}::uuid) + (SELECT count(*) FROM comments WHERE user_id = ${userId}::uuid) AS n`);
+  return Number(rows[0]?.n ?? 0);
 }
 
 /** SQL expression for a location's number of posts, usable in SELECT and ORDER BY. */
-export function postCountSql(_locationId: AnyPgColumn): SQL<number> {
-  // posts issue: sql`(SELECT count(*)::int FROM posts p WHERE p.location_id = ${_locationId})` or a counter column.
-  return sql<number>`0::int`;
+export function postCountSql(locationId: AnyPgColumn): SQL<number> {
+  // Counted on posts_location_created_idx (an index-only count), so it is always exact.
+  return sql<number>`(SELECT count(*)::int FROM posts p WHERE p.location_id = ${locationId})`;
 }
 
 /** SQL expression for a location's number of stores, usable in SELECT and ORDER BY. */
