@@ -148,3 +148,7 @@ CREATE TABLE comment_bookmarks (
   created_at timestamptz NOT NULL DEFAULT now(),
   PRIMARY KEY (comment_id, user_id)
 );
+
+-- A like taken back and given again does not notify twice: the like toggle looks for an earlier post_like
+-- of this actor on this post, which must not scan every notification a popular author ever received.
+CREATE INDEX notifications_post_like_idx ON notifications (target_id, actor_id) WHERE notification_type = 'post_like';

@@ -24,9 +24,8 @@ export interface BookmarkAnswer {
  */
 export async function togglePostLike(ctx: AuthedContext, postId: string): Promise<LikeAnswer> {
   return transaction(platform.db, async (tx, events) => {
-    const { active, count } = await toggleReaction(tx, { table: 'post_likes', targetColumn: 'post_id', targetTable: 'posts', counter: 'likes_count' }, postId, ctx.user.id);
-    events.add('post.counters_changed', { postId });
-    if (active) {
+    const { active, count } = await toggleReaction(tx, { table: 'post_likes', targetColumn: 'post_id', targetTable: 'posts', counter: 'likes_count' }, postId, ctx.user.id, async (liked) => {
+      if (!liked) return;
       const { rows } = await tx.execute<{ author: string; told: boolean }>(sql`
         SELECT p.user_id AS author, EXISTS (
           SELECT 1 FROM notifications n WHERE n.user_id = p.user_id AND n.actor_id = ${ctx.user.id}::uuid
@@ -36,7 +35,8 @@ export async function togglePostLike(ctx: AuthedContext, postId: string): Promis
       if (post && !post.told) {
         await notify(tx, events, { recipientId: post.author, actorId: ctx.user.id, type: 'post_like', targetType: 'Post', targetId: postId, message: `${ctx.user.username} liked your post` });
       }
-    }
+    });
+    events.add('post.counters_changed', { postId });
     return { message: active ? 'Post liked.' : 'Post unliked.', liked: active, likes_count: count };
   });
 }

@@ -22,7 +22,17 @@ export interface ToggleResult {
   count: number;
 }
 
-export async function toggleReaction(db: DbOrTx, spec: ReactionTable, targetId: string, userId: string): Promise<ToggleResult> {
+/**
+ * `beforeCount` runs after the reaction row was inserted or deleted and before the counter moves: work done
+ * there (a notification) does not hold the target row's lock, which every toggle of a hot post queues on.
+ */
+export async function toggleReaction(
+  db: DbOrTx,
+  spec: ReactionTable,
+  targetId: string,
+  userId: string,
+  beforeCount?: (active: boolean) => Promise<void>,
+): Promise<ToggleResult> {
   const table = sql.identifier(spec.table);
   const column = sql.identifier(spec.targetColumn);
   const target = sql.identifier(spec.targetTable);
@@ -32,9 +42,15 @@ export async function toggleReaction(db: DbOrTx, spec: ReactionTable, targetId: 
     INSERT INTO ${table} (${column}, user_id)
     SELECT ${targetId}::uuid, ${userId}::uuid WHERE EXISTS (SELECT 1 FROM ${target} WHERE id = ${targetId}::uuid)
     ON CONFLICT DO NOTHING RETURNING 1`);
-  if (inserted.rows.length) return { active: true, count: await bump(db, target, counter, targetId, 1) };
+  if (inserted.rows.length) {
+    await beforeCount?.(true);
+    return { active: true, count: await bump(db, target, counter, targetId, 1) };
+  }
   const deleted = await db.execute(sql`DELETE FROM ${table} WHERE ${column} = ${targetId}::uuid AND user_id = ${userId}::uuid RETURNING 1`);
-  if (deleted.rows.length) return { active: false, count: await bump(db, target, counter, targetId, -1) };
+  if (deleted.rows.length) {
+    await beforeCount?.(false);
+    return { active: false, count: await bump(db, target, counter, targetId, -1) };
+  }
   // Neither: the target does not exist (or a concurrent toggle of the same user removed the row first).
   const { rows } = await db.execute<{ n: number }>(sql`SELECT ${counter} AS n FROM ${target} WHERE id = ${targetId}::uuid`);
   if (!rows.length) throw notFound();
