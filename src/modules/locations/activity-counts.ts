@@ -1,4 +1,4 @@
-import { sql, type SQL } from 'drizzle-orm';
+import { getTableName, sql, type SQL } from 'drizzle-orm';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import type { DbOrTx } from '../../platform/db.js';
 
@@ -19,8 +19,10 @@ export async function userActivityCount(db: DbOrTx, userId: string): Promise<num
 
 /** SQL expression for a location's number of posts, usable in SELECT and ORDER BY. */
 export function postCountSql(locationId: AnyPgColumn): SQL<number> {
-  // Counted on posts_location_created_idx (an index-only count), so it is always exact.
-  return sql<number>`(SELECT count(*)::int FROM posts p WHERE p.location_id = ${locationId})`;
+  // Counted on posts_location_created_idx, so it is always exact. The column is qualified by its table:
+  // drizzle leaves it bare in a one-table select, where it would mean posts.id inside the subquery.
+  const column = sql`${sql.identifier(getTableName(locationId.table))}.${sql.identifier(locationId.name)}`;
+  return sql<number>`(SELECT count(*)::int FROM posts p WHERE p.location_id = ${column})`;
 }
 
 /** SQL expression for a location's number of stores, usable in SELECT and ORDER BY. */
