@@ -21,7 +21,14 @@ describe('counts shown by other modules', () => {
     const listed = async () => (await app.rest('GET', '/api/locations/locations/', { token: bob.token, query: { city: place.city } })).body.results[0];
     expect(await listed()).toMatchObject({ id: place.locationId, post_count: 2 });
     const popular = await app.emit('posts.popular_locations', {});
-    expect(popular.body.locations.find((l: { id: string }) => l.id === place.locationId)).toMatchObject({ post_count: 2, country: 'Postland', city: place.city });
+    const counts = popular.body.locations.map((l: { post_count: number }) => l.post_count);
+    expect(counts).toEqual([...counts].sort((a, b) => b - a));
+    expect(popular.body.count).toBe(counts.length);
+    expect(counts.length).toBeLessThanOrEqual(20);
+    // The shared test database may hold 20 busier places; when it does not, this one is listed with its count.
+    const mine = popular.body.locations.find((l: { id: string }) => l.id === place.locationId);
+    if (mine) expect(mine).toMatchObject({ post_count: 2, country: 'Postland', city: place.city });
+    else expect(counts[counts.length - 1]).toBeGreaterThanOrEqual(2);
     await app.rest('DELETE', `/api/feed/posts/${first.id}/`, { token: place.founder.token });
     expect((await listed()).post_count).toBe(1);
   });
