@@ -5,3 +5,5 @@ export * from './notifications.js';
 export * from './location-suggestions.js';
 export * from './posts.js';
 export * from './comments.js';
+export * from './communities.js';
+export * from './messages.js';

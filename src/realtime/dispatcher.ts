@@ -6,6 +6,7 @@ import { callerContext, withCaller } from './caller.js';
 import type { RealtimeDeps } from './clock.js';
 import { endSession, renewSession } from './session.js';
 import { handleSubscribe, handleUnsubscribe } from './subscriptions.js';
+import { createTypingHandler } from './typing.js';
 import type { Ack, AppSocket } from './socket-types.js';
 import { ConnectionCaps, overEventBudget } from './socket-limits.js';
 
@@ -43,6 +44,7 @@ export function createDispatcher(operations: readonly Operation[], runner: Opera
   handlers.set('subscribe', (socket, input) => handleSubscribe(socket, input, () => callerContext(socket, clock)));
   handlers.set('unsubscribe', (socket, input) => handleUnsubscribe(socket, input));
   handlers.set('auth:renew', (socket, input) => renewSession(socket, input, deps, limits.caps));
+  handlers.set('typing', createTypingHandler(clock));
 
   async function dispatch(socket: AppSocket, packet: unknown[]): Promise<void> {
     const [name, ...args] = packet;
