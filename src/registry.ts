@@ -8,6 +8,10 @@ import { compatPostOperations } from './modules/posts/compat.op.js';
 import { commentOperations } from './modules/comments/comments.op.js';
 import { communityOperations } from './modules/communities/communities.op.js';
 import { messageOperations } from './modules/messages/messages.op.js';
+import { storeOperations } from './modules/stores/stores.op.js';
+import { productOperations } from './modules/stores/products.op.js';
+import { orderOperations } from './modules/stores/orders.op.js';
+import { reviewOperations } from './modules/stores/reviews.op.js';
 
 /** Every operation of the service: mounted as REST routes, Socket.IO events and OpenAPI paths. */
 export const operations: readonly Operation[] = [
@@ -20,5 +24,9 @@ export const operations: readonly Operation[] = [
   ...commentOperations,
   ...communityOperations,
   ...messageOperations,
+  ...storeOperations,
+  ...productOperations,
+  ...orderOperations,
+  ...reviewOperations,
 ];
 // Realtime channels (core/channels.ts) register themselves when their module's operations are imported here.

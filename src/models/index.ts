@@ -7,3 +7,6 @@ export * from './posts.js';
 export * from './comments.js';
 export * from './communities.js';
 export * from './messages.js';
+export * from './stores.js';
+export * from './products.js';
+export * from './orders.js';

@@ -26,7 +26,9 @@ export function postCountSql(locationId: AnyPgColumn): SQL<number> {
 }
 
 /** SQL expression for a location's number of stores, usable in SELECT and ORDER BY. */
-export function storeCountSql(_locationId: AnyPgColumn): SQL<number> {
-  // stores issue: sql`(SELECT count(*)::int FROM stores s WHERE s.location_id = ${_locationId})` or a counter column.
-  return sql<number>`0::int`;
+export function storeCountSql(locationId: AnyPgColumn): SQL<number> {
+  // Counted from the rows (stores_location_idx): exact whatever creates, moves or deletes a store. The column is
+  // qualified by hand: drizzle renders it bare in a one-table select, where it would mean the store's own id.
+  const column = sql`${sql.identifier(getTableName(locationId.table))}.${sql.identifier(locationId.name)}`;
+  return sql<number>`(SELECT count(*)::int FROM stores s WHERE s.location_id = ${column})`;
 }
