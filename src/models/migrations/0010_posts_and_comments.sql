@@ -3,8 +3,7 @@
 -- UPDATE ... SET n = n + 1), with primary keys that make toggles and votes unique per user.
 --
 -- A community post goes with its community (a deleted community is gone, migration 0009); a share post stays
--- when what it shares is deleted, and shows it as null. The product and store shares are plain uuids until
--- the marketplace's tables are on main.
+-- when the product, store or community it shares is deleted, and shows it as null.
 CREATE TABLE posts (
   id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
   user_id uuid NOT NULL REFERENCES users(id) ON DELETE CASCADE,
@@ -14,8 +13,8 @@ CREATE TABLE posts (
   -- A neighbourhood post has the author's location; a community post has a community and no location.
   location_id uuid REFERENCES locations(id) ON DELETE SET NULL,
   community_id uuid REFERENCES communities(id) ON DELETE CASCADE,
-  shared_product_id uuid,
-  shared_store_id uuid,
+  shared_product_id uuid REFERENCES products(id) ON DELETE SET NULL,
+  shared_store_id uuid REFERENCES stores(id) ON DELETE SET NULL,
   shared_community_id uuid REFERENCES communities(id) ON DELETE SET NULL,
   likes_count integer NOT NULL DEFAULT 0 CHECK (likes_count >= 0),
   bookmarks_count integer NOT NULL DEFAULT 0 CHECK (bookmarks_count >= 0),

@@ -3,12 +3,10 @@ import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import type { DbOrTx } from '../../platform/db.js';
 
 /**
- * Counts that belong to modules which have not landed yet. Each is written once, here, so that the
- * posts and stores issues fill them in one place (their issues keep them right):
- * - a user's activity (posts + comments) for the vote weight: 0 until the posts module exists;
- * - a location's post_count and store_count for list items and order_by_posts / order_by_stores:
- *   0 until the posts and stores modules exist.
- * These are real zeros (no such rows can exist yet), not placeholders for made-up numbers.
+ * Counts the locations module shows that belong to other modules, each written once, here:
+ * - a user's activity (posts + comments) for the vote weight;
+ * - a location's post_count and store_count for list items and order_by_posts / order_by_stores.
+ * All are counted from the rows, so they are exact whatever creates or deletes them.
  */
 export async function userActivityCount(db: DbOrTx, userId: string): Promise<number> {
   // Both on indexes (posts_user_created_idx, comments_user_idx).

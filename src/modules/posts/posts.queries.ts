@@ -2,7 +2,8 @@ import { sql } from 'drizzle-orm';
 import { currentDb, type DbOrTx } from '../../platform/db.js';
 import type { PostType } from '../../models/index.js';
 import { serverBaseUrl } from '../../core/server-base-url.js';
-import { loadCommunitySummaries } from '../communities/summaries.js';
+import { loadCommunitySummaries, type CommunitySummary } from '../communities/summaries.js';
+import { loadProductSummaries, loadStoreSummaries, type ProductSummary, type StoreSummary } from '../stores/summaries.js';
 
 /**
  * Reads of posts with everything their object shows, for a page of ids at once: one query for the posts
@@ -72,9 +73,9 @@ export interface PostRecord {
   audio: AudioRecord | null;
   /** Filled from the communities and marketplace modules' summaries (one query per kind per page). */
   communityName: string | null;
-  sharedProduct: unknown | null;
-  sharedStore: unknown | null;
-  sharedCommunity: unknown | null;
+  sharedProduct: ProductSummary | null;
+  sharedStore: StoreSummary | null;
+  sharedCommunity: CommunitySummary | null;
 }
 
 type PostSqlRow = {
@@ -181,10 +182,16 @@ const present = (values: Array<string | null>) => [...new Set(values.filter((v):
  */
 async function attachSummaries(posts: PostRecord[], baseUrl: string): Promise<void> {
   const communityIds = present(posts.flatMap((p) => [p.communityId, p.sharedCommunityId]));
+  const productIds = present(posts.map((p) => p.sharedProductId));
+  const storeIds = present(posts.map((p) => p.sharedStoreId));
   const communities = communityIds.length ? await loadCommunitySummaries(communityIds, baseUrl) : new Map();
+  const products = productIds.length ? await loadProductSummaries(productIds, baseUrl) : new Map();
+  const stores = storeIds.length ? await loadStoreSummaries(storeIds, baseUrl) : new Map();
   for (const post of posts) {
     if (post.communityId) post.communityName = communities.get(post.communityId)?.name ?? null;
     if (post.sharedCommunityId) post.sharedCommunity = communities.get(post.sharedCommunityId) ?? null;
+    if (post.sharedProductId) post.sharedProduct = products.get(post.sharedProductId) ?? null;
+    if (post.sharedStoreId) post.sharedStore = stores.get(post.sharedStoreId) ?? null;
   }
 }
 

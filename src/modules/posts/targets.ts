@@ -5,6 +5,7 @@ import type { Tx } from '../../platform/db.js';
 import type { PostType } from '../../models/index.js';
 import { notifyMany } from '../notifications/notifications.service.js';
 import { isCommunityMember, loadCommunitySummaries } from '../communities/summaries.js';
+import { loadProductSummaries, loadStoreSummaries } from '../stores/summaries.js';
 
 /**
  * Where a post goes (the author's location, or a community) and what a share post points at, checked before
@@ -44,8 +45,10 @@ export async function checkPostTarget(
 }
 
 export async function checkShareTarget(input: { post_type: PostType; shared_product_id?: string; shared_store_id?: string; shared_community_id?: string }): Promise<void> {
-  if (input.post_type === 'product_share' || input.post_type === 'store_share') {
-    throw fieldError('post_type', `"${input.post_type}" posts are not available yet.`);
+  if (input.post_type === 'product_share') {
+    if (!(await loadProductSummaries([input.shared_product_id!])).size) throw fieldError('shared_product_id', 'Product not found.');
+  } else if (input.post_type === 'store_share') {
+    if (!(await loadStoreSummaries([input.shared_store_id!])).size) throw fieldError('shared_store_id', 'Store not found.');
   } else if (input.post_type === 'community_share') {
     if (!(await loadCommunitySummaries([input.shared_community_id!])).size) throw fieldError('shared_community_id', 'Community not found.');
   }
