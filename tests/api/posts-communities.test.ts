@@ -22,7 +22,8 @@ describe('community posts', () => {
     const member = await aResident(app); // no location needed for a community post
     const other = await aResident(app);
     for (const u of [member, other]) await joinCommunity(app, u, club.id);
-    const room = await app.socket();
+    // A signed-in watcher (anonymous sockets may not watch a community).
+    const room = await app.socket((await aResident(app)).token);
     expect(await room.timeout(5000).emitWithAck('subscribe', { channel: 'community', id: club.id })).toMatchObject({ status: 200 });
     const otherSocket = await app.socket(other.token);
     const memberSocket = await app.socket(member.token);
@@ -104,8 +105,8 @@ describe('neighbourhood posts stay where they are', () => {
   test('when a resident posts without community_id, then community fields are null and the community room hears nothing', async () => {
     const place = await aNeighbourhood(app);
     const club = await aCommunity(app, place.founder);
-    const room = await app.socket();
-    await room.timeout(5000).emitWithAck('subscribe', { channel: 'community', id: club.id });
+    const room = await app.socket(place.founder.token);
+    expect(await room.timeout(5000).emitWithAck('subscribe', { channel: 'community', id: club.id })).toMatchObject({ status: 200 });
     const quiet = noEvent(room, 'post:created', 700);
     const bob = await aResidentOf(app, place);
     const post = await aPost(app, bob);
