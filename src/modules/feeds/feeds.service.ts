@@ -1,0 +1,111 @@
+import type { AuthedContext } from '../../core/context.js';
+import { AppError, MESSAGES, notFound } from '../../core/errors.js';
+import { loadPosts } from '../posts/posts.queries.js';
+import { serializePost, type PostBody } from '../posts/posts.serializer.js';
+import { LOCATION_REQUIRED_BODY } from '../posts/targets.js';
+import { rankedPage } from './ranking.js';
+import { readSnapshot, saveSnapshot, type FeedSnapshot } from './snapshots.js';
+import { areaOf, findHome, findPlace, neighbourhoodOf, type PlaceHead, type ScopedPlace } from './scope.queries.js';
+import { enhancementEndpoints } from './enhancements.service.js';
+
+/** Page size of the feeds: default 15, clamped at 50 (contract Limits). */
+export const FEED_PAGE_SIZE = 15;
+export const FEED_PAGE_MAX = 50;
+
+export interface FeedPageInput {
+  page?: number;
+  page_size?: number;
+}
+
+interface FeedScope {
+  /** The snapshot key of this feed for this reader. */
+  key: string;
+  places: () => Promise<ScopedPlace[]>;
+  everything: boolean;
+}
+
+export const GENERAL_LOCATION_HINT = {
+  message: 'Set your location to see what happens around you first; until then the general feed shows posts from everywhere.',
+  action: 'update_location',
+} as const;
+
+/**
+ * A page of one feed as `ctx.user` sees it: the ranked ids (ranking.ts) within the reader's snapshot, then
+ * the page's posts with the reader's like, bookmark and vote in one batch (posts.queries.ts loadPosts).
+ * A page past the end is 404 `Invalid page.` (DESIGN.md section 7); page 1 of an empty feed is empty.
+ */
+async function feedPage(ctx: AuthedContext, scope: FeedScope, input: FeedPageInput): Promise<{ items: PostBody[]; has_more: boolean }> {
+  const page = input.page ?? 1;
+  const pageSize = Math.min(input.page_size ?? FEED_PAGE_SIZE, FEED_PAGE_MAX);
+  let snapshot = page > 1 ? await readSnapshot(ctx.user.id, scope.key) : null;
+  if (snapshot && snapshot.pageSize !== pageSize) snapshot = null;
+  if (!snapshot) snapshot = { at: new Date().toISOString(), pageSize, places: await scope.places(), everything: scope.everything, ends: {} };
+  // Continue from the nearest page already served before this one; skip whole pages from there.
+  let from = page - 1;
+  while (from > 0 && !snapshot.ends[String(from)]) from--;
+  const ranked = await rankedPage({
+    places: snapshot.places,
+    everything: snapshot.everything,
+    snapshotAt: new Date(snapshot.at),
+    after: from > 0 ? snapshot.ends[String(from)] : null,
+    skip: (page - 1 - from) * pageSize,
+    take: pageSize + 1,
+  });
+  if (page > 1 && ranked.length === 0) throw new AppError(404, { detail: MESSAGES.invalidPage });
+  const shown = ranked.slice(0, pageSize);
+  if (shown.length) {
+    const last = shown[shown.length - 1];
+    const next: FeedSnapshot = { ...snapshot, ends: { ...snapshot.ends, [String(page)]: { rank: last.rank, id: last.id } } };
+    await saveSnapshot(ctx.user.id, scope.key, next);
+  }
+  const posts = await loadPosts(
+    shown.map((r) => r.id),
+    ctx.user.id,
+  );
+  const now = new Date();
+  return { items: posts.map((p) => serializePost(p, ctx, now)), has_more: ranked.length > pageSize };
+}
+
+const locationInfo = (place: PlaceHead) => ({ name: place.name, location_id: place.id });
+
+/** The caller's place and its neighbours; a caller with no location gets the contract's Location Required. */
+export async function neighbourhoodFeed(ctx: AuthedContext, input: FeedPageInput) {
+  const home = await findHome(ctx.user.id);
+  if (!home) throw new AppError(400, { ...LOCATION_REQUIRED_BODY, message: 'Set your location to see your neighbourhood feed.' });
+  const page = await feedPage(ctx, { key: `neighbourhood:${home.id}`, places: () => neighbourhoodOf(home.id), everything: false }, input);
+  return {
+    items: page.items,
+    has_more: page.has_more,
+    feed_type: 'neighbourhood' as const,
+    location_info: locationInfo(home),
+    enhancement_endpoints: enhancementEndpoints(home.id),
+  };
+}
+
+/** The caller's city or area first, then everything; without a location, everything and a hint. */
+export async function generalFeed(ctx: AuthedContext, input: FeedPageInput) {
+  const home = await findHome(ctx.user.id);
+  const page = await feedPage(ctx, { key: `general:${home?.id ?? 'none'}`, places: async () => (home ? areaOf(home.id) : []), everything: true }, input);
+  return {
+    items: page.items,
+    has_more: page.has_more,
+    feed_type: 'general' as const,
+    enhancement_endpoints: enhancementEndpoints(home?.id ?? null),
+    ...(home ? {} : { location_hint: GENERAL_LOCATION_HINT }),
+  };
+}
+
+/** One place's posts; `can_post` says whether the caller lives there (posts go to the author's place). */
+export async function locationFeed(ctx: AuthedContext, input: FeedPageInput & { location_id: string }) {
+  const [place, home] = await Promise.all([findPlace(input.location_id), findHome(ctx.user.id)]);
+  if (!place) throw notFound();
+  const page = await feedPage(ctx, { key: `location:${place.id}`, places: async () => [{ locationId: place.id, penalty: 0 }], everything: false }, input);
+  return {
+    items: page.items,
+    has_more: page.has_more,
+    feed_type: 'location_specific' as const,
+    can_post: home?.id === place.id,
+    location_info: locationInfo(place),
+    enhancement_endpoints: enhancementEndpoints(place.id),
+  };
+}
