@@ -1,13 +1,13 @@
 -- Feeds (README, Feeds): a post's rank is a number that does not decay with time, so the order of two posts
 -- never changes while time passes and a page is read from an index, never by scoring the posts table.
---   rank_score = epoch seconds of created_at + round(6 h × ln(1 + likes + 2 × comments + 0.05 × views))
+--   rank_score = epoch milliseconds of created_at + round(6 h × ln(1 + likes + 2 × comments + 0.05 × views)) in ms
 -- Engagement buys recency: each e-fold of engagement is worth 6 hours. The score only grows (an unlike
 -- keeps the boost it gave), so an item a reader was already shown never falls below the reader's cursor and
 -- can never be shown again on a later page. Distance is applied per location at read time (feeds/ranking.ts).
 CREATE FUNCTION feed_rank_score(created timestamptz, likes integer, comments integer, views integer) RETURNS bigint
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
-  SELECT floor(extract(epoch FROM created))::bigint
-       + round(21600 * ln(1 + greatest(0, likes) + 2.0 * greatest(0, comments) + 0.05 * greatest(0, views)))::bigint
+  SELECT floor(extract(epoch FROM created) * 1000)::bigint
+       + round(21600000 * ln(1 + greatest(0, likes) + 2.0 * greatest(0, comments) + 0.05 * greatest(0, views)))::bigint
 $$;
 
 ALTER TABLE posts ADD COLUMN rank_score bigint;

@@ -5,7 +5,7 @@ import type { ScopedPlace } from './scope.queries.js';
 /**
  * One page of a feed, ranked, read from indexes (README, Feeds).
  *
- * A post's `rank_score` (migration 0012) is its creation time in epoch seconds plus an engagement boost; it
+ * A post's `rank_score` (migration 0012) is its creation time in epoch milliseconds plus an engagement boost; it
  * never decays and only grows. A feed item's rank is `rank_score - penalty`, the penalty being its place's
  * distance from the caller (scope.queries.ts) or FAR_PENALTY for the general feed's far tier. Items are
  * ordered by (rank DESC, id DESC) and a page continues strictly below the last item of the page before
@@ -16,7 +16,8 @@ import type { ScopedPlace } from './scope.queries.js';
  * (LIMIT n rows each), and the merge of at most places × n rows is sorted in memory. The far tier is one
  * range read of posts_rank_idx that skips the near places' posts.
  */
-export const FAR_PENALTY = 24 * 3600;
+/** A day of recency, in rank milliseconds. */
+export const FAR_PENALTY = 24 * 3600 * 1000;
 
 export interface RankKey {
   rank: number;

@@ -13,20 +13,21 @@ import { MAX_RADIUS_M } from '../locations/boundary-policy.js';
  *   country names, case-insensitive), or, for a place without a city name, the places within AREA_RADIUS_M;
  *   the nearest MAX_AREA_PLACES of them.
  *
- * Each place comes with its distance penalty in rank seconds (ranking.ts): the caller's own place 0, others
- * PENALTY_SECONDS_PER_KM per km between published centres, and UNKNOWN_DISTANCE_PENALTY for a place
+ * Each place comes with its distance penalty in rank milliseconds (ranking.ts): the caller's own place 0, others
+ * PENALTY_MS_PER_KM per km between published centres, and UNKNOWN_DISTANCE_PENALTY for a place
  * without coordinates (a place made from names alone).
  */
 export const NEIGHBOUR_GAP_M = 1000;
 export const MAX_NEIGHBOURS = 24;
 export const AREA_RADIUS_M = 20_000;
 export const MAX_AREA_PLACES = 100;
-export const PENALTY_SECONDS_PER_KM = 1800;
-export const UNKNOWN_DISTANCE_PENALTY = 5 * PENALTY_SECONDS_PER_KM;
+/** Rank milliseconds per km: half an hour of recency. */
+export const PENALTY_MS_PER_KM = 1_800_000;
+export const UNKNOWN_DISTANCE_PENALTY = 5 * PENALTY_MS_PER_KM;
 
 export interface ScopedPlace {
   locationId: string;
-  /** Seconds of rank subtracted from this place's posts (distance from the caller's place). */
+  /** Milliseconds of rank subtracted from this place's posts (distance from the caller's place). */
   penalty: number;
 }
 
@@ -56,7 +57,7 @@ export async function neighbourhoodOf(locationId: string, db: DbOrTx = currentDb
   const { rows } = await db.execute<PlaceRow>(sql`
     SELECT me.id, 0 AS penalty FROM locations me WHERE me.id = ${locationId}::uuid
     UNION ALL
-    SELECT o.id, round(${PENALTY_SECONDS_PER_KM} * ST_Distance(o.center, me.center) / 1000)::bigint
+    SELECT o.id, round(${PENALTY_MS_PER_KM} * ST_Distance(o.center, me.center) / 1000)::bigint
     FROM locations me
     CROSS JOIN LATERAL (
       SELECT o.id, o.center, o.estimated_radius FROM locations o
@@ -77,7 +78,7 @@ export async function areaOf(locationId: string, db: DbOrTx = currentDb()): Prom
     db.execute<PlaceRow>(sql`
       SELECT o.id,
              CASE WHEN me.center IS NULL OR o.center IS NULL THEN ${UNKNOWN_DISTANCE_PENALTY}
-                  ELSE round(${PENALTY_SECONDS_PER_KM} * ST_Distance(o.center, me.center) / 1000)::bigint END AS penalty
+                  ELSE round(${PENALTY_MS_PER_KM} * ST_Distance(o.center, me.center) / 1000)::bigint END AS penalty
       FROM locations me
       CROSS JOIN LATERAL (
         SELECT o.id, o.center FROM locations o
