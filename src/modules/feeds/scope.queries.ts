@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import { currentDb, type DbOrTx } from '../../platform/db.js';
 import { CELL_MARGIN_M } from '../locations/public-grid.js';
 import { MAX_RADIUS_M } from '../locations/boundary-policy.js';
+import { cachedScope } from './scope-cache.js';
 
 /**
  * Which places a feed reads (README, Feeds). Everything here is measured on what locations publish (the grid
@@ -51,8 +52,17 @@ export async function findHome(userId: string, db: DbOrTx = currentDb()): Promis
 type PlaceRow = { id: string; penalty: string | number };
 const toPlaces = (rows: PlaceRow[]): ScopedPlace[] => rows.map((r) => ({ locationId: r.id, penalty: Number(r.penalty) }));
 
-/** The place and its neighbours (the GiST index on locations.center, nearest first). */
-export async function neighbourhoodOf(locationId: string, db: DbOrTx = currentDb()): Promise<ScopedPlace[]> {
+/** The place and its neighbours (the GiST index on locations.center, nearest first), cached (scope-cache.ts). */
+export function neighbourhoodOf(locationId: string): Promise<ScopedPlace[]> {
+  return cachedScope(`neighbourhood:${locationId}`, () => findNeighbourhood(locationId));
+}
+
+/** The neighbourhood plus the rest of the city, cached (scope-cache.ts). */
+export function areaOf(locationId: string): Promise<ScopedPlace[]> {
+  return cachedScope(`area:${locationId}`, () => findArea(locationId));
+}
+
+async function findNeighbourhood(locationId: string, db: DbOrTx = currentDb()): Promise<ScopedPlace[]> {
   const reach = MAX_RADIUS_M + MAX_RADIUS_M + NEIGHBOUR_GAP_M;
   const { rows } = await db.execute<PlaceRow>(sql`
     SELECT me.id, 0 AS penalty FROM locations me WHERE me.id = ${locationId}::uuid
@@ -72,9 +82,9 @@ export async function neighbourhoodOf(locationId: string, db: DbOrTx = currentDb
 }
 
 /** The neighbourhood plus the rest of the city (or the area around a place without a city name). */
-export async function areaOf(locationId: string, db: DbOrTx = currentDb()): Promise<ScopedPlace[]> {
+async function findArea(locationId: string, db: DbOrTx = currentDb()): Promise<ScopedPlace[]> {
   const [neighbourhood, { rows }] = await Promise.all([
-    neighbourhoodOf(locationId, db),
+    neighbourhoodOf(locationId),
     db.execute<PlaceRow>(sql`
       SELECT o.id,
              CASE WHEN me.center IS NULL OR o.center IS NULL THEN ${UNKNOWN_DISTANCE_PENALTY}
