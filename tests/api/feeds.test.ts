@@ -1,6 +1,6 @@
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 import { aPost } from '../builders/posts.js';
-import { aResident } from '../builders/locations.js';
+import { aResident, moveTo, offset } from '../builders/locations.js';
 import { aCity, aFeedPage, aResidentAt } from '../builders/feeds.js';
 
 /**
@@ -77,6 +77,20 @@ describe('who sees what', () => {
     expect(ids(general)).toContain(post.id);
     const people = await aFeedPage(app, nomad, '/api/feed/enhancements/users/');
     expect(people).toEqual({ type: 'users', items: [], inject_at_positions: [], title: expect.any(String) });
+  }, 30_000);
+
+
+  test('when a reader moves to another place, then its next neighbourhood page is of the new place at once', async () => {
+    const city = aCity();
+    const mover = await aResidentAt(app, city);
+    const far = await aResidentAt(app, city, 10_000, 0);
+    const farPost = await aPost(app, far);
+    expect((await aFeedPage(app, mover, NEIGHBOURHOOD)).location_info.location_id).toBe(mover.locationId);
+    await moveTo(app, mover, offset(city.centre, 10_000, 0), { geocoded_data: { address: { country: 'Feedland', city: city.name } } });
+    const after = await aFeedPage(app, mover, NEIGHBOURHOOD);
+    expect(after.location_info.location_id).toBe(far.locationId);
+    expect(ids(after)).toContain(farPost.id);
+    expect((await aFeedPage(app, mover, `/api/feed/hybrid/location/${far.locationId}/`)).can_post).toBe(true);
   }, 30_000);
 });
 

@@ -30,7 +30,9 @@ CREATE TRIGGER posts_rank_score_update BEFORE UPDATE OF likes_count, comments_co
 
 -- One location's posts best first (neighbourhood, location and the general feed's near tier), and every
 -- location post best first (the general feed's far tier). Community posts (no location) are not in feeds.
-CREATE INDEX posts_location_rank_idx ON posts (location_id, rank_score DESC, id DESC) WHERE location_id IS NOT NULL;
-CREATE INDEX posts_rank_idx ON posts (rank_score DESC, id DESC) WHERE location_id IS NOT NULL;
+-- created_at (the snapshot filter) and location_id (the far tier's exclusion) are included, so ranking a page
+-- is an index-only scan: only the page's own posts are read from the table.
+CREATE INDEX posts_location_rank_idx ON posts (location_id, rank_score DESC, id DESC) INCLUDE (created_at) WHERE location_id IS NOT NULL;
+CREATE INDEX posts_rank_idx ON posts (rank_score DESC, id DESC) INCLUDE (created_at, location_id) WHERE location_id IS NOT NULL;
 -- Users of a place, newest first (the people enhancement).
 CREATE INDEX users_location_created_idx ON users (location_id, created_at DESC, id DESC) WHERE location_id IS NOT NULL AND is_active;

@@ -41,14 +41,19 @@ export interface RankedItem {
   rank: number;
 }
 
-export async function rankedPage(q: RankQuery, db: DbOrTx = currentDb()): Promise<RankedItem[]> {
+export interface RankedPage {
+  items: RankedItem[];
+  /** Where the reader lives now, read in the same statement (feeds.service.ts checks its guess with it). */
+  home: { id: string; name: string } | null;
+}
+
+export async function rankedPage(q: RankQuery, viewerId: string, db: DbOrTx = currentDb()): Promise<RankedPage> {
   const need = q.skip + q.take;
-  if (need <= 0 || (!q.places.length && !q.everything)) return [];
   const snapshot = q.snapshotAt.toISOString();
   const below = (penalty: SQL): SQL =>
     q.after ? sql`AND (p.rank_score, p.id) < (${q.after.rank}::bigint + ${penalty}, ${q.after.id}::uuid)` : sql``;
   const parts: SQL[] = [];
-  if (q.places.length) {
+  if (need > 0 && q.places.length) {
     parts.push(sql`
       SELECT c.id, c.rank FROM unnest(${sql.param(q.places.map((p) => p.locationId))}::uuid[], ${sql.param(q.places.map((p) => p.penalty))}::bigint[]) AS n(location_id, penalty)
       CROSS JOIN LATERAL (
@@ -58,7 +63,7 @@ export async function rankedPage(q: RankQuery, db: DbOrTx = currentDb()): Promis
         LIMIT ${need}
       ) c`);
   }
-  if (q.everything) {
+  if (need > 0 && q.everything) {
     const near = sql.param(q.places.map((p) => p.locationId));
     parts.push(sql`
       SELECT f.id, f.rank FROM (
@@ -69,9 +74,12 @@ export async function rankedPage(q: RankQuery, db: DbOrTx = currentDb()): Promis
         LIMIT ${need}
       ) f`);
   }
-  const { rows } = await db.execute<{ id: string; rank: string | number }>(sql`
-    SELECT id, rank FROM (${sql.join(parts, sql` UNION ALL `)}) ranked
-    ORDER BY rank DESC, id DESC
-    LIMIT ${q.take} OFFSET ${q.skip}`);
-  return rows.map((r) => ({ id: r.id, rank: Number(r.rank) }));
+  const page = parts.length
+    ? sql`SELECT id, rank FROM (${sql.join(parts, sql` UNION ALL `)}) ranked ORDER BY rank DESC, id DESC LIMIT ${q.take} OFFSET ${q.skip}`
+    : sql`SELECT NULL::uuid AS id, NULL::bigint AS rank WHERE false`;
+  const { rows } = await db.execute<{ items: Array<{ id: string; rank: number }>; home: { id: string; name: string } | null }>(sql`
+    WITH page AS MATERIALIZED (${page})
+    SELECT (SELECT coalesce(json_agg(json_build_object('id', id, 'rank', rank) ORDER BY rank DESC, id DESC), '[]'::json) FROM page) AS items,
+           (SELECT json_build_object('id', l.id, 'name', l.name) FROM users u JOIN locations l ON l.id = u.location_id WHERE u.id = ${viewerId}::uuid) AS home`);
+  return { items: rows[0].items.map((r) => ({ id: r.id, rank: Number(r.rank) })), home: rows[0].home };
 }
