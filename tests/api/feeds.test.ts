@@ -159,6 +159,8 @@ describe('bad input', () => {
       ['feeds.neighbourhood', NEIGHBOURHOOD, { page: 0 }, 400, { page: ['Invalid page.'] }],
       ['feeds.neighbourhood', NEIGHBOURHOOD, { page: 'two' }, 400, { page: ['A valid integer is required.'] }],
       ['feeds.general', GENERAL, { page: 9999 }, 404, { detail: 'Invalid page.' }],
+      ['feeds.general', GENERAL, { page: 1e9, page_size: 50 }, 404, { detail: 'Invalid page.' }],
+      ['feeds.neighbourhood', NEIGHBOURHOOD, { page: 2 }, 404, { detail: 'Invalid page.' }],
       ['feeds.enhancements.users', '/api/feed/enhancements/users/', { location_id: 'nope' }, 400, { location_id: ['Invalid UUID format.'] }],
       ['feeds.enhancements.users', '/api/feed/enhancements/users/', { location_id: '00000000-0000-4000-8000-000000000000' }, 404, { detail: 'Not found.' }],
     ];

@@ -11,6 +11,12 @@ import { enhancementEndpoints } from './enhancements.service.js';
 /** Page size of the feeds: default 15, clamped at 50 (contract Limits). */
 export const FEED_PAGE_SIZE = 15;
 export const FEED_PAGE_MAX = 50;
+/**
+ * How far past the last page read in a snapshot a request may jump (items skipped by offset). Paging in order
+ * costs one index range per place whatever the depth; a jump costs its depth in every place, so a deep jump
+ * (page=100000) is answered like a page past the end instead of reading whole places.
+ */
+export const MAX_JUMP_ITEMS = 1000;
 
 export interface FeedPageInput {
   page?: number;
@@ -76,8 +82,8 @@ async function feedPage(ctx: AuthedContext, scope: FeedScope, input: FeedPageInp
   if (snapshot && snapshot.pageSize !== pageSize) snapshot = null;
   if (!snapshot) snapshot = { at: new Date().toISOString(), pageSize, places: await scope.places(), everything: scope.everything, ends: {} };
   // Continue from the nearest page already served before this one; skip whole pages from there.
-  let from = page - 1;
-  while (from > 0 && !snapshot.ends[String(from)]) from--;
+  const from = Math.max(0, ...Object.keys(snapshot.ends).map(Number).filter((n) => n < page));
+  if ((page - 1 - from) * pageSize > MAX_JUMP_ITEMS) throw new AppError(404, { detail: MESSAGES.invalidPage });
   const ranked = await rankedPage(
     {
       places: snapshot.places,
