@@ -14,6 +14,9 @@ import { cachedScope } from './scope-cache.js';
  *   country names, case-insensitive), or, for a place without a city name, the places within AREA_RADIUS_M;
  *   the nearest MAX_AREA_PLACES of them.
  *
+ * Distances are on the sphere (use_spheroid false): a penalty needs no millimetres, and the spheroid's
+ * arithmetic made this lookup some ten times slower.
+ *
  * Each place comes with its distance penalty in rank milliseconds (ranking.ts): the caller's own place 0, others
  * PENALTY_MS_PER_KM per km between published centres, and UNKNOWN_DISTANCE_PENALTY for a place
  * without coordinates (a place made from names alone).
@@ -63,20 +66,21 @@ export function areaOf(locationId: string): Promise<ScopedPlace[]> {
 }
 
 async function findNeighbourhood(locationId: string, db: DbOrTx = currentDb()): Promise<ScopedPlace[]> {
-  const reach = MAX_RADIUS_M + MAX_RADIUS_M + NEIGHBOUR_GAP_M;
+  // Any neighbour's centre lies within the place's radius + the largest radius + the gap.
+  const reach = MAX_RADIUS_M + NEIGHBOUR_GAP_M;
   const { rows } = await db.execute<PlaceRow>(sql`
     SELECT me.id, 0 AS penalty FROM locations me WHERE me.id = ${locationId}::uuid
     UNION ALL
-    SELECT o.id, round(${PENALTY_MS_PER_KM} * ST_Distance(o.center, me.center) / 1000)::bigint
+    SELECT o.id, round(${PENALTY_MS_PER_KM} * ST_Distance(o.center, me.center, false) / 1000)::bigint
     FROM locations me
     CROSS JOIN LATERAL (
       SELECT o.id, o.center, o.estimated_radius FROM locations o
-      WHERE o.id <> me.id AND ST_DWithin(o.center, me.center, ${reach})
+      WHERE o.id <> me.id AND ST_DWithin(o.center, me.center, me.estimated_radius + ${reach}, false)
       ORDER BY o.center <-> me.center
       LIMIT ${MAX_NEIGHBOURS * 4}
     ) o
     WHERE me.id = ${locationId}::uuid AND me.center IS NOT NULL
-      AND ST_DWithin(o.center, me.center, me.estimated_radius + o.estimated_radius + ${NEIGHBOUR_GAP_M})`);
+      AND ST_DWithin(o.center, me.center, me.estimated_radius + o.estimated_radius + ${NEIGHBOUR_GAP_M}, false)`);
   const [home, ...others] = toPlaces(rows);
   return home ? [home, ...others.slice(0, MAX_NEIGHBOURS)] : [];
 }
@@ -88,7 +92,7 @@ async function findArea(locationId: string, db: DbOrTx = currentDb()): Promise<S
     db.execute<PlaceRow>(sql`
       SELECT o.id,
              CASE WHEN me.center IS NULL OR o.center IS NULL THEN ${UNKNOWN_DISTANCE_PENALTY}
-                  ELSE round(${PENALTY_MS_PER_KM} * ST_Distance(o.center, me.center) / 1000)::bigint END AS penalty
+                  ELSE round(${PENALTY_MS_PER_KM} * ST_Distance(o.center, me.center, false) / 1000)::bigint END AS penalty
       FROM locations me
       CROSS JOIN LATERAL (
         SELECT o.id, o.center FROM locations o
@@ -97,7 +101,7 @@ async function findArea(locationId: string, db: DbOrTx = currentDb()): Promise<S
                THEN lower(o.city) = lower(me.city)
                     AND lower(coalesce(o.state, '')) = lower(coalesce(me.state, ''))
                     AND lower(coalesce(o.country, '')) = lower(coalesce(me.country, ''))
-               ELSE me.center IS NOT NULL AND ST_DWithin(o.center, me.center, ${AREA_RADIUS_M}) END)
+               ELSE me.center IS NOT NULL AND ST_DWithin(o.center, me.center, ${AREA_RADIUS_M}, false) END)
         ORDER BY o.center <-> me.center
         LIMIT ${MAX_AREA_PLACES}
       ) o
