@@ -2,6 +2,8 @@ import { startTestApp, type TestApp } from '../helpers/test-app.js';
 import { aPoll, aPost } from '../builders/posts.js';
 import { aResident } from '../builders/locations.js';
 import { aCity, aFeedPage, aResidentAt } from '../builders/feeds.js';
+import { aStore } from '../builders/stores.js';
+import { aCommunity } from '../builders/communities.js';
 
 /** The feed and enhancement bodies the service answers are the ones its OpenAPI document describes. */
 let app: TestApp;
@@ -36,6 +38,8 @@ describe('feeds in the OpenAPI document', () => {
     const bob = await aResidentAt(app, city, 1400, 0);
     await aPost(app, alice);
     await aPoll(app, bob);
+    await aStore(app, bob);
+    await aCommunity(app, bob, { location: bob.locationId });
     const nomad = await aResident(app);
     const reads: Array<[string, string, any]> = [
       ['/api/feed/hybrid/neighbourhood/', '/api/feed/hybrid/neighbourhood/', alice],
@@ -43,6 +47,8 @@ describe('feeds in the OpenAPI document', () => {
       ['/api/feed/hybrid/general/', '/api/feed/hybrid/general/', nomad],
       ['/api/feed/hybrid/location/{location_id}/', `/api/feed/hybrid/location/${bob.locationId}/`, alice],
       ['/api/feed/enhancements/users/', '/api/feed/enhancements/users/', alice],
+      ['/api/feed/enhancements/stores/', '/api/feed/enhancements/stores/', alice],
+      ['/api/feed/enhancements/communities/', '/api/feed/enhancements/communities/', alice],
     ];
     for (const [documented, path, user] of reads) {
       const body = await aFeedPage(app, user, path);

@@ -35,7 +35,7 @@ describe('who sees what', () => {
       feed_type: 'neighbourhood',
       has_more: false,
       location_info: { location_id: alice.locationId, name: expect.any(String) },
-      enhancement_endpoints: [`/api/feed/enhancements/users/?location_id=${alice.locationId}`],
+      enhancement_endpoints: ['users', 'stores', 'communities'].map((t) => `/api/feed/enhancements/${t}/?location_id=${alice.locationId}`),
     });
     expect(ids(await aFeedPage(app, bob, NEIGHBOURHOOD))).toEqual(expect.arrayContaining([a.id, b.id]));
     const carolHood = ids(await aFeedPage(app, carol, NEIGHBOURHOOD));
@@ -43,7 +43,7 @@ describe('who sees what', () => {
     expect(carolHood).not.toContain(a.id);
 
     const general = await aFeedPage(app, alice, GENERAL);
-    expect(general).toMatchObject({ feed_type: 'general', enhancement_endpoints: [`/api/feed/enhancements/users/?location_id=${alice.locationId}`] });
+    expect(general).toMatchObject({ feed_type: 'general', enhancement_endpoints: expect.arrayContaining([`/api/feed/enhancements/users/?location_id=${alice.locationId}`]) });
     expect(general.location_hint).toBeUndefined();
     // The city comes first: the three posts of alice's city lead her general feed, nearest first for equal age.
     expect(ids(general).slice(0, 3).sort()).toEqual([a.id, b.id, c.id].sort());
@@ -73,7 +73,7 @@ describe('who sees what', () => {
     const local = await aResidentAt(app, city);
     const post = await aPost(app, local);
     const general = await aFeedPage(app, nomad, GENERAL);
-    expect(general).toMatchObject({ feed_type: 'general', enhancement_endpoints: ['/api/feed/enhancements/users/'], location_hint: { action: 'update_location' } });
+    expect(general).toMatchObject({ feed_type: 'general', enhancement_endpoints: ['/api/feed/enhancements/users/', '/api/feed/enhancements/stores/', '/api/feed/enhancements/communities/'], location_hint: { action: 'update_location' } });
     expect(ids(general)).toContain(post.id);
     const people = await aFeedPage(app, nomad, '/api/feed/enhancements/users/');
     expect(people).toEqual({ type: 'users', items: [], inject_at_positions: [], title: expect.any(String) });

@@ -18,8 +18,7 @@ export type EnhancementType = 'users' | 'stores' | 'communities';
 /** Where the client places each block when it has items (positions in the feed's item list, zero based). */
 export const INJECT_AT: Record<EnhancementType, number[]> = { users: [4], stores: [9], communities: [14] };
 
-/** The enhancement operations that exist (stores and communities join once their modules are on main). */
-export const ENHANCEMENT_TYPES: EnhancementType[] = ['users'];
+export const ENHANCEMENT_TYPES: EnhancementType[] = ['users', 'stores', 'communities'];
 
 export function enhancementEndpoints(locationId: string | null): string[] {
   const query = locationId ? `?location_id=${locationId}` : '';

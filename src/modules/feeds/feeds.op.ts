@@ -3,7 +3,8 @@ import { defineOperation, ok, type RateLimitRule } from '../../core/operation.js
 import { zPage, zPageSize, zUuid } from '../../core/validation.js';
 import { generalFeed, locationFeed, neighbourhoodFeed } from './feeds.service.js';
 import { userSuggestions } from './enhancements.service.js';
-import { zGeneralFeed, zLocationFeed, zNeighbourhoodFeed, zUsersEnhancement } from './feeds.serializer.js';
+import { communitySuggestions, storeSuggestions } from './place-enhancements.service.js';
+import { zCommunitiesEnhancement, zGeneralFeed, zLocationFeed, zNeighbourhoodFeed, zStoresEnhancement, zUsersEnhancement } from './feeds.serializer.js';
 
 /** Reads are generous: 600 a minute per user (README, Feeds). */
 export const FEED_READ_LIMIT: RateLimitRule = { name: 'reader', points: 600, durationSeconds: 60, key: 'user' };
@@ -64,4 +65,30 @@ export const usersEnhancementOp = defineOperation({
   handler: async (input, ctx) => ok(await userSuggestions(ctx, input)),
 });
 
-export const feedOperations = [neighbourhoodFeedOp, generalFeedOp, locationFeedOp, usersEnhancementOp];
+export const storesEnhancementOp = defineOperation({
+  name: 'feeds.enhancements.stores',
+  method: 'GET',
+  path: '/api/feed/enhancements/stores/',
+  auth: 'user',
+  summary: 'Stores near the caller (or near location_id) that the caller does not own, to place between feed items',
+  tags: ['feeds'],
+  input: zEnhancementInput,
+  rateLimits: [FEED_READ_LIMIT],
+  responses: { 200: zStoresEnhancement },
+  handler: async (input, ctx) => ok(await storeSuggestions(ctx, input)),
+});
+
+export const communitiesEnhancementOp = defineOperation({
+  name: 'feeds.enhancements.communities',
+  method: 'GET',
+  path: '/api/feed/enhancements/communities/',
+  auth: 'user',
+  summary: 'Communities near the caller (or near location_id) that the caller is not in, to place between feed items',
+  tags: ['feeds'],
+  input: zEnhancementInput,
+  rateLimits: [FEED_READ_LIMIT],
+  responses: { 200: zCommunitiesEnhancement },
+  handler: async (input, ctx) => ok(await communitySuggestions(ctx, input)),
+});
+
+export const feedOperations = [neighbourhoodFeedOp, generalFeedOp, locationFeedOp, usersEnhancementOp, storesEnhancementOp, communitiesEnhancementOp];

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { zPostBody } from '../posts/posts.serializer.js';
+import { zCommunitySummary } from '../communities/communities.serializer.js';
 
 /** The feeds' answers (contract, Posts and feeds), for the OpenAPI document and the tests that check it. */
 const zLocationInfo = z.object({ name: z.string(), location_id: z.string() }).meta({ id: 'FeedLocationInfo' });
@@ -44,3 +45,14 @@ const enhancement = <T extends z.ZodType>(type: string, item: T, id: string) =>
 
 export const zUserSuggestion = z.object({ id: z.string(), username: z.string(), display_name: z.string(), profile_picture: z.string().nullable(), bio: z.string() });
 export const zUsersEnhancement = enhancement('users', zUserSuggestion, 'UsersEnhancement');
+
+export const zStoreSuggestion = z.object({
+  id: z.string(),
+  name: z.string(),
+  description: z.string(),
+  logo: z.string().nullable(),
+  location_name: z.string().nullable(),
+  owner: z.object({ username: z.string(), display_name: z.string() }),
+});
+export const zStoresEnhancement = enhancement('stores', zStoreSuggestion, 'StoresEnhancement');
+export const zCommunitiesEnhancement = enhancement('communities', zCommunitySummary, 'CommunitiesEnhancement');
