@@ -1,0 +1,113 @@
+import { sql } from 'drizzle-orm';
+import { currentDb, type DbOrTx } from '../../platform/db.js';
+import { CELL_MARGIN_M } from '../locations/public-grid.js';
+import { MAX_RADIUS_M } from '../locations/boundary-policy.js';
+import { cachedScope } from './scope-cache.js';
+
+/**
+ * Which places a feed reads (README, Feeds). Everything here is measured on what locations publish (the grid
+ * cell of their centre and their published radius, public-grid.ts), never on anyone's point.
+ *
+ * - Neighbours of a place: places whose published boundary comes within NEIGHBOUR_GAP_M of its own, i.e. the
+ *   distance between published centres is at most r1 + r2 + gap; the nearest MAX_NEIGHBOURS of them.
+ * - The wider area (general feed): the neighbours, plus the places of the same city (same city, state and
+ *   country names, case-insensitive), or, for a place without a city name, the places within AREA_RADIUS_M;
+ *   the nearest MAX_AREA_PLACES of them.
+ *
+ * Distances are on the sphere (use_spheroid false): a penalty needs no millimetres, and the spheroid's
+ * arithmetic made this lookup some ten times slower.
+ *
+ * Each place comes with its distance penalty in rank milliseconds (ranking.ts): the caller's own place 0, others
+ * PENALTY_MS_PER_KM per km between published centres, and UNKNOWN_DISTANCE_PENALTY for a place
+ * without coordinates (a place made from names alone).
+ */
+export const NEIGHBOUR_GAP_M = 1000;
+export const MAX_NEIGHBOURS = 24;
+export const AREA_RADIUS_M = 20_000;
+export const MAX_AREA_PLACES = 100;
+/** Rank milliseconds per km: half an hour of recency. */
+export const PENALTY_MS_PER_KM = 1_800_000;
+export const UNKNOWN_DISTANCE_PENALTY = 5 * PENALTY_MS_PER_KM;
+
+export interface ScopedPlace {
+  locationId: string;
+  /** Milliseconds of rank subtracted from this place's posts (distance from the caller's place). */
+  penalty: number;
+}
+
+export type PlaceHead = {
+  id: string;
+  name: string;
+};
+
+export async function findPlace(id: string, db: DbOrTx = currentDb()): Promise<PlaceHead | null> {
+  const { rows } = await db.execute<PlaceHead>(sql`SELECT id, name FROM locations WHERE id = ${id}::uuid`);
+  return rows[0] ?? null;
+}
+
+/** Where the caller lives (null: no location). */
+export async function findHome(userId: string, db: DbOrTx = currentDb()): Promise<PlaceHead | null> {
+  const { rows } = await db.execute<PlaceHead>(sql`
+    SELECT l.id, l.name FROM users u JOIN locations l ON l.id = u.location_id WHERE u.id = ${userId}::uuid`);
+  return rows[0] ?? null;
+}
+
+type PlaceRow = { id: string; penalty: string | number };
+const toPlaces = (rows: PlaceRow[]): ScopedPlace[] => rows.map((r) => ({ locationId: r.id, penalty: Number(r.penalty) }));
+
+/** The place and its neighbours (the GiST index on locations.center, nearest first), cached (scope-cache.ts). */
+export function neighbourhoodOf(locationId: string): Promise<ScopedPlace[]> {
+  return cachedScope(`neighbourhood:${locationId}`, () => findNeighbourhood(locationId));
+}
+
+/** The neighbourhood plus the rest of the city, cached (scope-cache.ts). */
+export function areaOf(locationId: string): Promise<ScopedPlace[]> {
+  return cachedScope(`area:${locationId}`, () => findArea(locationId));
+}
+
+async function findNeighbourhood(locationId: string, db: DbOrTx = currentDb()): Promise<ScopedPlace[]> {
+  // Any neighbour's centre lies within the place's radius + the largest radius + the gap.
+  const reach = MAX_RADIUS_M + NEIGHBOUR_GAP_M;
+  const { rows } = await db.execute<PlaceRow>(sql`
+    SELECT me.id, 0 AS penalty FROM locations me WHERE me.id = ${locationId}::uuid
+    UNION ALL
+    SELECT o.id, round(${PENALTY_MS_PER_KM} * ST_Distance(o.center, me.center, false) / 1000)::bigint
+    FROM locations me
+    CROSS JOIN LATERAL (
+      SELECT o.id, o.center, o.estimated_radius FROM locations o
+      WHERE o.id <> me.id AND ST_DWithin(o.center, me.center, me.estimated_radius + ${reach}, false)
+      ORDER BY o.center <-> me.center
+      LIMIT ${MAX_NEIGHBOURS * 4}
+    ) o
+    WHERE me.id = ${locationId}::uuid AND me.center IS NOT NULL
+      AND ST_DWithin(o.center, me.center, me.estimated_radius + o.estimated_radius + ${NEIGHBOUR_GAP_M}, false)`);
+  const [home, ...others] = toPlaces(rows);
+  return home ? [home, ...others.slice(0, MAX_NEIGHBOURS)] : [];
+}
+
+/** The neighbourhood plus the rest of the city (or the area around a place without a city name). */
+async function findArea(locationId: string, db: DbOrTx = currentDb()): Promise<ScopedPlace[]> {
+  const [neighbourhood, { rows }] = await Promise.all([
+    neighbourhoodOf(locationId),
+    db.execute<PlaceRow>(sql`
+      SELECT o.id,
+             CASE WHEN me.center IS NULL OR o.center IS NULL THEN ${UNKNOWN_DISTANCE_PENALTY}
+                  ELSE round(${PENALTY_MS_PER_KM} * ST_Distance(o.center, me.center, false) / 1000)::bigint END AS penalty
+      FROM locations me
+      CROSS JOIN LATERAL (
+        SELECT o.id, o.center FROM locations o
+        WHERE o.id <> me.id AND (
+          CASE WHEN me.city IS NOT NULL AND me.city <> ''
+               THEN lower(o.city) = lower(me.city)
+                    AND lower(coalesce(o.state, '')) = lower(coalesce(me.state, ''))
+                    AND lower(coalesce(o.country, '')) = lower(coalesce(me.country, ''))
+               ELSE me.center IS NOT NULL AND ST_DWithin(o.center, me.center, ${AREA_RADIUS_M}, false) END)
+        ORDER BY o.center <-> me.center
+        LIMIT ${MAX_AREA_PLACES}
+      ) o
+      WHERE me.id = ${locationId}::uuid`),
+  ]);
+  const byId = new Map(neighbourhood.map((p) => [p.locationId, p]));
+  for (const p of toPlaces(rows)) if (!byId.has(p.locationId) && byId.size < MAX_AREA_PLACES) byId.set(p.locationId, p);
+  return [...byId.values()];
+}
