@@ -9,6 +9,7 @@ import { storeOperations } from './modules/stores/stores.op.js';
 import { productOperations } from './modules/stores/products.op.js';
 import { orderOperations } from './modules/stores/orders.op.js';
 import { reviewOperations } from './modules/stores/reviews.op.js';
+import { syncOperations } from './modules/sync/sync.op.js';
 
 /** Every operation of the service: mounted as REST routes, Socket.IO events and OpenAPI paths. */
 export const operations: readonly Operation[] = [
@@ -22,5 +23,6 @@ export const operations: readonly Operation[] = [
   ...productOperations,
   ...orderOperations,
   ...reviewOperations,
+  ...syncOperations,
 ];
 // Realtime channels (core/channels.ts) register themselves when their module's operations are imported here.
