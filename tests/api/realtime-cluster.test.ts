@@ -10,6 +10,8 @@ import { describeWithRedis, eventually, nextEvent, noEvent, type TestApp } from 
 import { hears, startCluster, type TestCluster } from '../helpers/cluster.js';
 import { aNotification } from '../builders/notifications.js';
 import { aLocation, adminEnv, aResident, loginAdmin } from '../builders/locations.js';
+import { aConversation, aMessage } from '../builders/messages.js';
+import { aShopWithProduct, anOrder } from '../builders/stores.js';
 
 /**
  * Every event kind reaches the right sockets on the other node, under both adapters (REDIS_ADAPTER classic
@@ -226,6 +228,88 @@ export const CROSS_NODE_EVENTS: CrossNodeCase[] = [
           await aNotification(a, alice.id);
           await pushed;
         },
+      };
+    },
+  },
+  {
+    name: 'message:created reaches every participant, the sender’s other devices included, not an outsider',
+    async arrange({ a, b }) {
+      const [alice, bob, eve] = [await aResident(a), await aResident(a), await aResident(a)];
+      const { id } = await aConversation(a, alice, bob);
+      const listener = await b.socket(bob.token);
+      const senderElsewhere = await b.socket(alice.token);
+      const heardBySender = nextEvent(senderElsewhere, 'message:created');
+      return {
+        listener,
+        event: 'message:created',
+        quiet: [await b.socket(eve.token)],
+        act: () => aMessage(a, alice, id, 'from node A'),
+        check: async (payload, sent) => {
+          expect(payload).toEqual(sent);
+          expect(await heardBySender).toEqual(sent);
+        },
+      };
+    },
+  },
+  {
+    name: 'conversation:read reaches the other participants, not the reader nor an outsider',
+    async arrange({ a, b }) {
+      const [alice, bob, eve] = [await aResident(a), await aResident(a), await aResident(a)];
+      const { id } = await aConversation(a, alice, bob);
+      await aMessage(a, alice, id);
+      return {
+        listener: await b.socket(alice.token),
+        event: 'conversation:read',
+        quiet: [await b.socket(bob.token), await b.socket(eve.token)],
+        act: async () => (await a.rest('POST', `/api/messages/conversations/${id}/read/`, { token: bob.token, body: {} })).body,
+        check: (payload, read) => expect(payload).toEqual({ ...read, user_id: bob.id }),
+      };
+    },
+  },
+  {
+    name: 'typing sent on A reaches the other participants on B, not the typist’s own devices nor an outsider',
+    async arrange({ a, b }) {
+      const [alice, bob, eve] = [await aResident(a), await aResident(a), await aResident(a)];
+      const { id } = await aConversation(a, alice, bob);
+      const typist = await a.socket(alice.token);
+      return {
+        listener: await b.socket(bob.token),
+        event: 'typing',
+        quiet: [await b.socket(alice.token), await b.socket(eve.token)],
+        act: async () => {
+          expect(await typist.timeout(5000).emitWithAck('typing', { conversation_id: id })).toMatchObject({ status: 200 });
+          return { conversation_id: id, user_id: alice.id };
+        },
+        check: (payload, expected) => expect(payload).toEqual(expected),
+      };
+    },
+  },
+  {
+    name: 'order:created reaches the seller, not the buyer nor a stranger',
+    async arrange({ a, b }) {
+      const { seller, product } = await aShopWithProduct(a);
+      const [buyer, stranger] = [await aResident(a), await aResident(a)];
+      return {
+        listener: await b.socket(seller.token),
+        event: 'order:created',
+        quiet: [await b.socket(buyer.token), await b.socket(stranger.token)],
+        act: () => anOrder(a, buyer, product.id),
+        check: (payload, order) => expect(payload).toEqual(order),
+      };
+    },
+  },
+  {
+    name: 'order:updated reaches the buyer, not the seller nor a stranger',
+    async arrange({ a, b }) {
+      const { seller, product } = await aShopWithProduct(a);
+      const [buyer, stranger] = [await aResident(a), await aResident(a)];
+      const order = await anOrder(a, buyer, product.id);
+      return {
+        listener: await b.socket(buyer.token),
+        event: 'order:updated',
+        quiet: [await b.socket(seller.token), await b.socket(stranger.token)],
+        act: async () => (await a.rest('PATCH', `/api/stores/orders/${order.id}/`, { token: seller.token, body: { status: 'shipped' } })).body,
+        check: (payload, updated) => expect(payload).toEqual({ ...updated, status: 'shipped' }),
       };
     },
   },
