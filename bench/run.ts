@@ -21,6 +21,7 @@ const DB_CASES: BenchCase[] = [accountsCase, locationsCase, notificationsCase];
 DB_CASES.push((await import('./cases/locations-naming.js')).locationsNamingCase);
 DB_CASES.push((await import('./cases/messages-communities.js')).messagesCommunitiesCase);
 DB_CASES.push((await import('./cases/marketplace.js')).marketplaceCase);
+DB_CASES.push((await import('./cases/sync.js')).syncCase);
 const ALL = [...DB_CASES.map((c) => c.name), 'kernel', 'adapters', 'startup', 'embedded'];
 const RESULTS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'results');
 

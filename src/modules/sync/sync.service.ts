@@ -65,10 +65,15 @@ export async function syncFor(ctx: AuthedContext, input: { since?: Date; cursor?
   }
   const userId = ctx.user.id;
   const fetch = SYNC_PAGE_SIZE + 1;
-  // One statement per kind, one after another: inside a request the embedded database has one connection.
-  const notifications = pageOf(await notificationsChangedAfter(userId, start.notifications, fetch), (r) => serializeNotification(r.notification, ctx));
-  const messages = pageOf(await messagesCreatedAfter(userId, start.messages, fetch), (r) => serializeMessage(r.message, ctx));
-  const orders = pageOf(await ordersChangedAfter(userId, start.orders, fetch), (r) => serializeOrder(r.order));
+  // One statement per kind, at once on the pool (outside a transaction; the embedded database queues them).
+  const [notificationRows, messageRows, orderRows] = await Promise.all([
+    notificationsChangedAfter(userId, start.notifications, fetch),
+    messagesCreatedAfter(userId, start.messages, fetch),
+    ordersChangedAfter(userId, start.orders, fetch),
+  ]);
+  const notifications = pageOf(notificationRows, (r) => serializeNotification(r.notification, ctx));
+  const messages = pageOf(messageRows, (r) => serializeMessage(r.message, ctx));
+  const orders = pageOf(orderRows, (r) => serializeOrder(r.order));
 
   const pages: Record<SyncKind, Page<unknown>> = { notifications, messages, orders };
   const hasMore = SYNC_KINDS.some((k) => pages[k].more);
