@@ -38,11 +38,14 @@ interface Page<T> {
   more: boolean;
 }
 
-/** Fetch one more than a page: the extra row only says that there is more. */
-function pageOf<R extends { position: SyncPosition }, T>(rows: R[], pick: (row: R) => T): Page<T> {
+/**
+ * Fetch one more than a page: the extra row only says that there is more. A row whose item is gone by the time
+ * it is loaded (null) still moves the position: the next page starts after it.
+ */
+function pageOf<R extends { position: SyncPosition }, T>(rows: R[], pick: (row: R) => T | null): Page<T> {
   const more = rows.length > SYNC_PAGE_SIZE;
   const kept = rows.slice(0, SYNC_PAGE_SIZE);
-  return { items: kept.map(pick), last: kept.length ? kept[kept.length - 1].position : null, more };
+  return { items: kept.map(pick).filter((item): item is T => item !== null), last: kept.length ? kept[kept.length - 1].position : null, more };
 }
 
 const compare = (a: SyncPosition, b: SyncPosition) => (a.at < b.at ? -1 : a.at > b.at ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
