@@ -169,6 +169,15 @@ describe('the last page of a catch-up', () => {
     const again = (await syncRest(sam, { cursor: first.cursor })).body;
     expect(ids(again.notifications)).toEqual([fresh.id]);
   });
+
+  test('when since is ahead of the server clock, then nothing comes, and the cursor does not point past what happens next', async () => {
+    useLateCommitMargin();
+    const kim = await aResident(app);
+    const ahead = (await syncRest(kim, { since: new Date(Date.now() + 3_600_000).toISOString() })).body;
+    expect(ahead).toMatchObject({ notifications: [], messages: [], orders: [], has_more: false });
+    const next = await aNotification(app, kim.id, { message: 'after a skewed since' });
+    expect(ids((await syncRest(kim, { cursor: ahead.cursor })).body.notifications)).toEqual([next.id]);
+  });
 });
 
 describe('bad input', () => {

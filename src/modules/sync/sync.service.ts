@@ -85,8 +85,9 @@ export async function syncFor(ctx: AuthedContext, input: { since?: Date; cursor?
   for (const kind of SYNC_KINDS) {
     let position = pages[kind].last ?? start[kind];
     // While paging (has_more) every position is exact, so pages neither repeat nor skip; the last page's
-    // positions stay behind the clock (LATE_COMMIT_MARGIN_MS), never behind where this call started.
-    if (!hasMore && compare(position, settled) > 0) position = compare(start[kind], settled) > 0 ? start[kind] : settled;
+    // positions stay behind the clock (LATE_COMMIT_MARGIN_MS), also when `since` was ahead of it (a client's
+    // clock): a cursor never points past rows that may still appear.
+    if (!hasMore && compare(position, settled) > 0) position = settled;
     next[kind] = position;
   }
   return { notifications: notifications.items, messages: messages.items, orders: orders.items, has_more: hasMore, cursor: encodeCursor(next) };
