@@ -8,6 +8,7 @@ import type { BenchCase } from './cases/case.js';
 import { accountsCase } from './cases/accounts.js';
 import { locationsCase } from './cases/locations.js';
 import { notificationsCase } from './cases/notifications.js';
+import { postsCase } from './cases/posts.js';
 import { runStartup } from './startup.js';
 import { formatKernelTable, runKernel } from './kernel/run.js';
 
@@ -17,7 +18,7 @@ import { formatKernelTable, runKernel } from './kernel/run.js';
  * Each case's table starts with a `SELECT 1` baseline measured just before it, and every median is also
  * given as a multiple of that baseline, which stays comparable between a quiet and a busy machine.
  */
-const DB_CASES: BenchCase[] = [accountsCase, locationsCase, notificationsCase];
+const DB_CASES: BenchCase[] = [accountsCase, locationsCase, notificationsCase, postsCase];
 DB_CASES.push((await import('./cases/locations-naming.js')).locationsNamingCase);
 DB_CASES.push((await import('./cases/messages-communities.js')).messagesCommunitiesCase);
 DB_CASES.push((await import('./cases/marketplace.js')).marketplaceCase);

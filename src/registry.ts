@@ -3,6 +3,9 @@ import { accountOperations } from './modules/accounts/accounts.op.js';
 import { userOperations } from './modules/users/users.op.js';
 import { notificationOperations } from './modules/notifications/notifications.op.js';
 import { locationOperations } from './modules/locations/locations.op.js';
+import { postOperations } from './modules/posts/posts.op.js';
+import { compatPostOperations } from './modules/posts/compat.op.js';
+import { commentOperations } from './modules/comments/comments.op.js';
 import { communityOperations } from './modules/communities/communities.op.js';
 import { messageOperations } from './modules/messages/messages.op.js';
 import { storeOperations } from './modules/stores/stores.op.js';
@@ -17,6 +20,9 @@ export const operations: readonly Operation[] = [
   ...userOperations,
   ...notificationOperations,
   ...locationOperations,
+  ...postOperations,
+  ...compatPostOperations,
+  ...commentOperations,
   ...communityOperations,
   ...messageOperations,
   ...storeOperations,

@@ -3,6 +3,8 @@ import { platform } from '../platform/index.js';
 import { withJobLock } from './lock.js';
 import { boundaryRecalculationJob } from '../modules/locations/boundary.job.js';
 import { expiredPasswordResetsJob, expiredRevokedRefreshTokensJob } from '../modules/accounts/cleanup.job.js';
+import { pollExpiryJob } from '../modules/posts/poll-expiry.job.js';
+import { viewCooldownCleanupJob } from '../modules/posts/view-cleanup.job.js';
 
 /**
  * Scheduled jobs. Each runs under a Redis lock when several nodes run, so only one node does the work.
@@ -16,7 +18,7 @@ export interface JobDefinition {
   run: () => Promise<unknown>;
 }
 
-export const JOBS: JobDefinition[] = [boundaryRecalculationJob, expiredPasswordResetsJob, expiredRevokedRefreshTokensJob];
+export const JOBS: JobDefinition[] = [boundaryRecalculationJob, expiredPasswordResetsJob, expiredRevokedRefreshTokensJob, pollExpiryJob, viewCooldownCleanupJob];
 
 export interface Jobs {
   stop(): void;

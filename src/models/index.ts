@@ -3,6 +3,8 @@ export * from './locations.js';
 export * from './users.js';
 export * from './notifications.js';
 export * from './location-suggestions.js';
+export * from './posts.js';
+export * from './comments.js';
 export * from './communities.js';
 export * from './messages.js';
 export * from './stores.js';

@@ -1,6 +1,6 @@
 import type { DomainEvent, DomainEventMap, DomainEventName } from '../core/events.js';
 import type { RealtimeNode } from './node.js';
-import { locationAudience, userRoom } from './rooms.js';
+import { locationAudience, postHomeAudience, postRoom, userRoom } from './rooms.js';
 
 export { locationAudience, residentsRoom } from './rooms.js';
 
@@ -37,7 +37,21 @@ export const domainEventRoutes: DomainEventRoutes = {
   'user.access_changed': (node, { userId }) => node.broadcast({ kind: 'caller_changed', userId }),
   // No push: the user's sockets leave that channel's room on every node.
   'channel.access_ended': (node, { userId, channel, id }) => node.broadcast({ kind: 'channel_access_ended', userId, channel, id }),
+  'post.created': ({ io }, { post, locationId, communityId }) => emitTo(io, postHomeAudience(locationId, communityId), 'post:created', post),
+  'post.deleted': ({ io }, { postId, locationId, communityId }) => emitTo(io, [postRoom(postId), ...postHomeAudience(locationId, communityId)], 'post:deleted', { id: postId }),
+  // No push: the posts module's stats coalescer turns bursts of these into at most one post.stats a second.
+  'post.counters_changed': () => undefined,
+  'post.stats': ({ io }, { stats, locationId, communityId }) => emitTo(io, [postRoom(stats.post_id), ...postHomeAudience(locationId, communityId)], 'post:stats', stats),
+  'comment.created': ({ io }, { postId, comment }) => io.to(postRoom(postId)).emit('comment:created', comment),
+  'poll.updated': ({ io }, { postId, pollData }) => io.to(postRoom(postId)).emit('poll:updated', { post_id: postId, poll_data: pollData }),
+  'poll.expired': ({ io }, { postId, locationId, communityId, pollData }) =>
+    emitTo(io, [postRoom(postId), ...postHomeAudience(locationId, communityId)], 'poll:expired', { post_id: postId, poll_data: pollData }),
 };
+
+/** One emit to several rooms: a socket in more than one of them hears it once. */
+function emitTo(io: RealtimeNode['io'], rooms: string[], event: string, payload: unknown): void {
+  if (rooms.length) io.to(rooms).emit(event, payload);
+}
 
 export function routeDomainEvent(node: RealtimeNode, event: DomainEvent): void {
   const route = domainEventRoutes[event.name as RoutedEventName] as ((node: RealtimeNode, payload: unknown) => void) | undefined;

@@ -28,3 +28,15 @@ export function localSocketsIn(io: Server, room: string): AppSocket[] {
   }
   return sockets;
 }
+
+/** A post's own room (`subscribe {channel: 'post'}`): its comments, poll results and stats. */
+export const postRoom = (postId: string) => channelRoom('post', postId);
+
+/**
+ * Where a post lives: its location's audience, or its community's room. A post is in one or the other
+ * (community posts have no location).
+ */
+export function postHomeAudience(locationId: string | null, communityId: string | null): string[] {
+  if (communityId) return [channelRoom('community', communityId)];
+  return locationId ? locationAudience(locationId) : [];
+}

@@ -1,0 +1,31 @@
+import { pgTable, primaryKey, uuid, text, timestamp, integer, type AnyPgColumn } from 'drizzle-orm/pg-core';
+import { users } from './users.js';
+import { posts } from './posts.js';
+
+// Comments and replies (unlimited depth), their likes and bookmarks (migration 0010_posts_and_comments.sql).
+export const comments = pgTable('comments', {
+  id: uuid('id').primaryKey().defaultRandom(),
+  postId: uuid('post_id').notNull().references(() => posts.id, { onDelete: 'cascade' }),
+  userId: uuid('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+  parentId: uuid('parent_id').references((): AnyPgColumn => comments.id, { onDelete: 'cascade' }),
+  content: text('content').notNull(),
+  repliesCount: integer('replies_count').notNull().default(0),
+  likesCount: integer('likes_count').notNull().default(0),
+  bookmarksCount: integer('bookmarks_count').notNull().default(0),
+  viewsCount: integer('views_count').notNull().default(0),
+  createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+});
+
+const commentReaction = (name: string) =>
+  pgTable(
+    name,
+    {
+      commentId: uuid('comment_id').notNull().references(() => comments.id, { onDelete: 'cascade' }),
+      userId: uuid('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+      createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    },
+    (t) => [primaryKey({ columns: [t.commentId, t.userId] })],
+  );
+export const commentLikes = commentReaction('comment_likes');
+export const commentBookmarks = commentReaction('comment_bookmarks');

@@ -1,0 +1,115 @@
+import { pgTable, primaryKey, uuid, text, boolean, timestamp, integer, jsonb, unique } from 'drizzle-orm/pg-core';
+import { users } from './users.js';
+import { locations } from './locations.js';
+
+// Posts, their likes, bookmarks, views, polls and audio (migration 0010_posts_and_comments.sql).
+export const POST_TYPES = ['text', 'image', 'product_share', 'store_share', 'community_share', 'poll', 'audio'] as const;
+export type PostType = (typeof POST_TYPES)[number];
+
+export const posts = pgTable('posts', {
+  id: uuid('id').primaryKey().defaultRandom(),
+  userId: uuid('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+  postType: text('post_type', { enum: POST_TYPES }).notNull(),
+  title: text('title'),
+  content: text('content').notNull().default(''),
+  locationId: uuid('location_id').references(() => locations.id, { onDelete: 'set null' }),
+  communityId: uuid('community_id'),
+  sharedProductId: uuid('shared_product_id'),
+  sharedStoreId: uuid('shared_store_id'),
+  sharedCommunityId: uuid('shared_community_id'),
+  likesCount: integer('likes_count').notNull().default(0),
+  bookmarksCount: integer('bookmarks_count').notNull().default(0),
+  commentsCount: integer('comments_count').notNull().default(0),
+  viewsCount: integer('views_count').notNull().default(0),
+  createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+});
+export type PostRow = typeof posts.$inferSelect;
+
+export const postMedia = pgTable(
+  'post_media',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    postId: uuid('post_id').notNull().references(() => posts.id, { onDelete: 'cascade' }),
+    file: text('file').notNull(),
+    mediaType: text('media_type').notNull().default('image'),
+    position: integer('position').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [unique().on(t.postId, t.position)],
+);
+
+const userReaction = (name: string) =>
+  pgTable(
+    name,
+    {
+      postId: uuid('post_id').notNull().references(() => posts.id, { onDelete: 'cascade' }),
+      userId: uuid('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+      createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    },
+    (t) => [primaryKey({ columns: [t.postId, t.userId] })],
+  );
+export const postLikes = userReaction('post_likes');
+export const postBookmarks = userReaction('post_bookmarks');
+
+export const postViews = pgTable('post_views', {
+  id: uuid('id').primaryKey().defaultRandom(),
+  postId: uuid('post_id').notNull().references(() => posts.id, { onDelete: 'cascade' }),
+  userId: uuid('user_id').references(() => users.id, { onDelete: 'cascade' }),
+  deviceType: text('device_type'),
+  referrerType: text('referrer_type'),
+  createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+});
+
+export const postViewCooldowns = pgTable(
+  'post_view_cooldowns',
+  {
+    postId: uuid('post_id').notNull().references(() => posts.id, { onDelete: 'cascade' }),
+    viewerKey: text('viewer_key').notNull(),
+    viewedAt: timestamp('viewed_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.postId, t.viewerKey] })],
+);
+
+export const polls = pgTable('polls', {
+  id: uuid('id').primaryKey().defaultRandom(),
+  postId: uuid('post_id').notNull().unique().references(() => posts.id, { onDelete: 'cascade' }),
+  question: text('question').notNull(),
+  allowsMultipleChoices: boolean('allows_multiple_choices').notNull().default(false),
+  expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+  expiryAnnouncedAt: timestamp('expiry_announced_at', { withTimezone: true }),
+  createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+});
+
+export const pollOptions = pgTable(
+  'poll_options',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    pollId: uuid('poll_id').notNull().references(() => polls.id, { onDelete: 'cascade' }),
+    optionText: text('option_text').notNull(),
+    position: integer('position').notNull(),
+    votesCount: integer('votes_count').notNull().default(0),
+  },
+  (t) => [unique().on(t.pollId, t.position)],
+);
+
+export const pollVotes = pgTable(
+  'poll_votes',
+  {
+    pollId: uuid('poll_id').notNull().references(() => polls.id, { onDelete: 'cascade' }),
+    optionId: uuid('option_id').notNull().references(() => pollOptions.id, { onDelete: 'cascade' }),
+    userId: uuid('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.optionId, t.userId] })],
+);
+
+export const postAudio = pgTable('post_audio', {
+  id: uuid('id').primaryKey().defaultRandom(),
+  postId: uuid('post_id').notNull().unique().references(() => posts.id, { onDelete: 'cascade' }),
+  file: text('file').notNull(),
+  durationSeconds: integer('duration_seconds').notNull(),
+  transcription: text('transcription'),
+  waveformData: jsonb('waveform_data'),
+  createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+});

@@ -1,0 +1,83 @@
+import { sql, type SQL } from 'drizzle-orm';
+import { currentDb, type DbOrTx } from '../../platform/db.js';
+import type { PostAuthor } from '../posts/posts.queries.js';
+
+export interface CommentRecord {
+  id: string;
+  postId: string;
+  parentId: string | null;
+  content: string;
+  repliesCount: number;
+  likesCount: number;
+  bookmarksCount: number;
+  viewsCount: number;
+  createdAt: Date;
+  updatedAt: Date;
+  author: PostAuthor;
+  hasLiked: boolean;
+  hasBookmarked: boolean;
+}
+
+type CommentSqlRow = {
+  id: string;
+  post_id: string;
+  parent_id: string | null;
+  content: string;
+  replies_count: number;
+  likes_count: number;
+  bookmarks_count: number;
+  views_count: number;
+  created_at: Date;
+  updated_at: Date;
+  user_id: string;
+  username: string;
+  display_name: string;
+  profile_picture: string | null;
+  has_liked: boolean;
+  has_bookmarked: boolean;
+  total: number;
+};
+
+const toRecord = (r: CommentSqlRow): CommentRecord => ({
+  id: r.id,
+  postId: r.post_id,
+  parentId: r.parent_id,
+  content: r.content,
+  repliesCount: r.replies_count,
+  likesCount: r.likes_count,
+  bookmarksCount: r.bookmarks_count,
+  viewsCount: r.views_count,
+  createdAt: new Date(r.created_at),
+  updatedAt: new Date(r.updated_at),
+  author: { id: r.user_id, username: r.username, displayName: r.display_name, profilePicture: r.profile_picture },
+  hasLiked: r.has_liked,
+  hasBookmarked: r.has_bookmarked,
+});
+
+/** Comments matching `where`, oldest first (a thread reads as a conversation), one page and the total in one query. */
+async function selectComments(where: SQL, viewerId: string | null, page: { limit: number; offset: number }, db: DbOrTx) {
+  const { rows } = await db.execute<CommentSqlRow>(sql`
+    SELECT c.id, c.post_id, c.parent_id, c.content, c.replies_count, c.likes_count, c.bookmarks_count, c.views_count,
+           c.created_at, c.updated_at, u.id AS user_id, u.username, u.display_name, u.profile_picture,
+           ${viewerId ? sql`EXISTS (SELECT 1 FROM comment_likes l WHERE l.comment_id = c.id AND l.user_id = ${viewerId}::uuid)` : sql`false`} AS has_liked,
+           ${viewerId ? sql`EXISTS (SELECT 1 FROM comment_bookmarks b WHERE b.comment_id = c.id AND b.user_id = ${viewerId}::uuid)` : sql`false`} AS has_bookmarked,
+           count(*) OVER ()::int AS total
+    FROM comments c JOIN users u ON u.id = c.user_id
+    WHERE ${where}
+    ORDER BY c.created_at, c.id
+    LIMIT ${page.limit} OFFSET ${page.offset}`);
+  return { rows: rows.map(toRecord), total: rows[0]?.total ?? null };
+}
+
+export async function listTopLevelComments(postId: string, viewerId: string | null, page: { limit: number; offset: number }, db: DbOrTx = currentDb()) {
+  return selectComments(sql`c.post_id = ${postId}::uuid AND c.parent_id IS NULL`, viewerId, page, db);
+}
+
+export async function listReplies(parentId: string, viewerId: string | null, page: { limit: number; offset: number }, db: DbOrTx = currentDb()) {
+  return selectComments(sql`c.parent_id = ${parentId}::uuid`, viewerId, page, db);
+}
+
+export async function loadComment(id: string, viewerId: string | null, db: DbOrTx = currentDb()): Promise<CommentRecord | null> {
+  const { rows } = await selectComments(sql`c.id = ${id}::uuid`, viewerId, { limit: 1, offset: 0 }, db);
+  return rows[0] ?? null;
+}

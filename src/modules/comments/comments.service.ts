@@ -1,0 +1,138 @@
+import { sql } from 'drizzle-orm';
+import type { AuthedContext, RequestContext } from '../../core/context.js';
+import { fieldError, forbidden, notFound } from '../../core/errors.js';
+import { pageParams, paginated } from '../../core/pagination.js';
+import { serverBaseUrl } from '../../core/server-base-url.js';
+import { platform } from '../../platform/index.js';
+import { transaction } from '../../platform/db.js';
+import { notifyMany } from '../notifications/notifications.service.js';
+import { notifyMentions } from '../posts/mentions.js';
+import { toggleReaction } from '../posts/reactions.js';
+import { listReplies, listTopLevelComments, loadComment } from './comments.queries.js';
+import { serializeComment, type CommentBody } from './comments.serializer.js';
+import '../posts/posts.events.js';
+
+const COMMENT_PAGE = { size: 20, max: 100 };
+
+export interface NewComment {
+  post: string;
+  content: string;
+  parent?: string | null;
+}
+
+/**
+ * A comment or a reply (`parent`, at any depth, of the same post). The post's `comments_count` (every comment,
+ * replies included) and the parent's `replies_count` (its direct replies) move by single-statement increments
+ * in the comment's transaction. The post row is locked first, by its increment, as a comment delete locks it
+ * first: a reply to a comment being deleted waits, then finds the parent gone (400), never a foreign-key error.
+ *
+ * Notified (never the commenter): the post's author (`post_reply`), the parent's author (`comment_reply`),
+ * and the users mentioned, each at most once for this comment.
+ */
+export async function createComment(ctx: AuthedContext, input: NewComment): Promise<CommentBody> {
+  return transaction(platform.db, async (tx, events) => {
+    const { rows: postRows } = await tx.execute<{ user_id: string }>(sql`
+      UPDATE posts SET comments_count = comments_count + 1 WHERE id = ${input.post}::uuid RETURNING user_id`);
+    if (!postRows.length) throw fieldError('post', 'Post not found.');
+    const postAuthor = postRows[0].user_id;
+    let parentAuthor: string | null = null;
+    if (input.parent) {
+      const { rows } = await tx.execute<{ post_id: string; user_id: string }>(sql`
+        UPDATE comments SET replies_count = replies_count + 1 WHERE id = ${input.parent}::uuid RETURNING post_id, user_id`);
+      if (!rows.length) throw fieldError('parent', 'Comment not found.');
+      if (rows[0].post_id !== input.post) throw fieldError('parent', 'The parent comment belongs to another post.');
+      parentAuthor = rows[0].user_id;
+    }
+    const { rows: inserted } = await tx.execute<{ id: string }>(sql`
+      INSERT INTO comments (post_id, user_id, parent_id, content)
+      VALUES (${input.post}::uuid, ${ctx.user.id}::uuid, ${input.parent ?? null}::uuid, ${input.content}) RETURNING id`);
+    const id = inserted[0].id;
+
+    const notified = [ctx.user.id];
+    if (parentAuthor && parentAuthor !== ctx.user.id) {
+      await notifyMany(tx, events, [parentAuthor], { actorId: ctx.user.id, type: 'comment_reply', targetType: 'Comment', targetId: id, message: `${ctx.user.username} replied to your comment.` });
+      notified.push(parentAuthor);
+    }
+    if (!notified.includes(postAuthor)) {
+      await notifyMany(tx, events, [postAuthor], { actorId: ctx.user.id, type: 'post_reply', targetType: 'Post', targetId: input.post, message: `${ctx.user.username} commented on your post.` });
+      notified.push(postAuthor);
+    }
+    await notifyMentions(tx, events, { text: input.content, actorId: ctx.user.id, actorUsername: ctx.user.username, targetType: 'Comment', targetId: id, alreadyNotified: notified });
+
+    const comment = (await loadComment(id, ctx.user.id, tx))!;
+    events.add('comment.created', { postId: input.post, comment: serializeComment(comment, { baseUrl: serverBaseUrl() }) });
+    events.add('post.counters_changed', { postId: input.post });
+    return serializeComment(comment, ctx);
+  });
+}
+
+/**
+ * Only the author deletes a comment (403 otherwise); its replies, at every depth, go with it. The post's
+ * `comments_count` drops by the size of the removed thread, counted under the post's row lock (which every
+ * comment insert takes first), and the parent's `replies_count` by one.
+ */
+export async function deleteComment(ctx: AuthedContext, commentId: string): Promise<void> {
+  await transaction(platform.db, async (tx, events) => {
+    const { rows } = await tx.execute<{ post_id: string; user_id: string; parent_id: string | null }>(sql`
+      SELECT post_id, user_id, parent_id FROM comments WHERE id = ${commentId}::uuid`);
+    const comment = rows[0];
+    if (!comment) throw notFound();
+    if (comment.user_id !== ctx.user.id) throw forbidden();
+    await tx.execute(sql`SELECT 1 FROM posts WHERE id = ${comment.post_id}::uuid FOR UPDATE`);
+    const { rows: removed } = await tx.execute<{ n: number }>(sql`
+      WITH RECURSIVE thread AS (
+        SELECT id FROM comments WHERE id = ${commentId}::uuid
+        UNION ALL
+        SELECT c.id FROM comments c JOIN thread t ON c.parent_id = t.id
+      ), gone AS (DELETE FROM comments WHERE id IN (SELECT id FROM thread) RETURNING 1)
+      SELECT count(*)::int AS n FROM gone`);
+    // Already gone (a concurrent delete of it or of an ancestor): nothing more to count.
+    if (!removed[0].n) return;
+    await tx.execute(sql`UPDATE posts SET comments_count = greatest(0, comments_count - ${removed[0].n}::int) WHERE id = ${comment.post_id}::uuid`);
+    if (comment.parent_id) {
+      await tx.execute(sql`UPDATE comments SET replies_count = greatest(0, replies_count - 1) WHERE id = ${comment.parent_id}::uuid`);
+    }
+    events.add('post.counters_changed', { postId: comment.post_id });
+  });
+}
+
+async function postExists(postId: string): Promise<boolean> {
+  const { rows } = await platform.db.execute(sql`SELECT 1 FROM posts WHERE id = ${postId}::uuid`);
+  return rows.length > 0;
+}
+
+export async function listPostComments(ctx: RequestContext, input: { post_id: string; page?: number; page_size?: number }) {
+  if (!(await postExists(input.post_id))) throw notFound();
+  const params = pageParams(input, COMMENT_PAGE);
+  const { rows, total } = await listTopLevelComments(input.post_id, ctx.user?.id ?? null, params);
+  const count = total ?? (await countWhere(sql`post_id = ${input.post_id}::uuid AND parent_id IS NULL`));
+  return paginated(ctx, `/api/posts/posts/${input.post_id}/comments/`, params, count, rows.map((c) => serializeComment(c, ctx)));
+}
+
+export async function listCommentReplies(ctx: RequestContext, input: { parent_id: string; page?: number; page_size?: number }) {
+  const { rows: parent } = await platform.db.execute(sql`SELECT 1 FROM comments WHERE id = ${input.parent_id}::uuid`);
+  if (!parent.length) throw notFound();
+  const params = pageParams(input, COMMENT_PAGE);
+  const { rows, total } = await listReplies(input.parent_id, ctx.user?.id ?? null, params);
+  const count = total ?? (await countWhere(sql`parent_id = ${input.parent_id}::uuid`));
+  return paginated(ctx, '/api/posts/comments/replies/', params, count, rows.map((c) => serializeComment(c, ctx)), { parent_id: input.parent_id });
+}
+
+async function countWhere(where: ReturnType<typeof sql>): Promise<number> {
+  const { rows } = await platform.db.execute<{ n: number }>(sql`SELECT count(*)::int AS n FROM comments WHERE ${where}`);
+  return rows[0].n;
+}
+
+export async function toggleCommentLike(ctx: AuthedContext, commentId: string) {
+  const { active, count } = await transaction(platform.db, (tx) =>
+    toggleReaction(tx, { table: 'comment_likes', targetColumn: 'comment_id', targetTable: 'comments', counter: 'likes_count' }, commentId, ctx.user.id),
+  );
+  return { message: active ? 'Comment liked.' : 'Comment unliked.', liked: active, likes_count: count };
+}
+
+export async function toggleCommentBookmark(ctx: AuthedContext, commentId: string) {
+  const { active, count } = await transaction(platform.db, (tx) =>
+    toggleReaction(tx, { table: 'comment_bookmarks', targetColumn: 'comment_id', targetTable: 'comments', counter: 'bookmarks_count' }, commentId, ctx.user.id),
+  );
+  return { message: active ? 'Comment bookmarked.' : 'Bookmark removed.', bookmarked: active, bookmarks_count: count };
+}

@@ -1,0 +1,106 @@
+import type { AuthedContext, UploadedFile } from '../../core/context.js';
+import type { PendingEvents } from '../../core/events.js';
+import { serverBaseUrl } from '../../core/server-base-url.js';
+import { postAudio, postMedia, posts, type PostType } from '../../models/index.js';
+import { platform } from '../../platform/index.js';
+import { transaction, type Tx } from '../../platform/db.js';
+import { readAudioDurationSeconds } from './audio.js';
+import { notifyMentions } from './mentions.js';
+import { insertPoll } from './polls.service.js';
+import { findAuthorLocation, loadPost } from './posts.queries.js';
+import { serializePost, type PostBody } from './posts.serializer.js';
+import { checkPostTarget, checkShareTarget, onCommunityPostCreated, type PostTarget } from './targets.js';
+import './posts.events.js';
+
+export interface CreatePostInput {
+  post_type: PostType;
+  content?: string;
+  title?: string;
+  community_id?: string;
+  shared_product_id?: string;
+  shared_store_id?: string;
+  shared_community_id?: string;
+  poll_question?: string;
+  poll_options?: string[];
+  poll_allows_multiple?: boolean;
+  poll_expires_at?: Date;
+  audio_file?: UploadedFile;
+  media?: UploadedFile[];
+}
+
+
+/**
+ * Create a post of any type. Everything that can be refused is checked before any file is stored or any row
+ * written (target, membership, share targets, the audio's duration); files are stored before the transaction
+ * and removed again if it fails, so a refused post leaves nothing behind.
+ */
+export async function createPost(ctx: AuthedContext, input: CreatePostInput): Promise<PostBody> {
+  const target = await checkPostTarget(ctx.user.id, input.community_id, () => findAuthorLocation(ctx.user.id));
+  await checkShareTarget(input);
+  const durationSeconds = input.audio_file ? await readAudioDurationSeconds(input.audio_file) : null;
+
+  const stored: string[] = [];
+  const store = async (folder: string, f: UploadedFile) => {
+    const key = await platform.storage.put(folder, f.originalname, f.buffer, f.mimetype);
+    stored.push(key);
+    return key;
+  };
+  try {
+    const mediaKeys: string[] = [];
+    for (const image of input.media ?? []) mediaKeys.push(await store('posts/media', image));
+    const audioKey = input.audio_file ? await store('posts/audio', input.audio_file) : null;
+    return await transaction(platform.db, async (tx, events) => {
+      const id = await insertPostRows(tx, events, ctx, input, target, { mediaKeys, audioKey, durationSeconds });
+      const post = (await loadPost(id, ctx.user.id, tx, ctx.baseUrl))!;
+      // The pushed copy's URLs use the server's base; the author's own has_liked and user_voted are false anyway.
+      const pushed = ctx.baseUrl === serverBaseUrl() ? post : (await loadPost(id, null, tx, serverBaseUrl()))!;
+      events.add('post.created', { post: serializePost(pushed, { baseUrl: serverBaseUrl() }), locationId: post.locationId, communityId: post.communityId });
+      return serializePost(post, ctx);
+    });
+  } catch (err) {
+    await Promise.all(stored.map((key) => platform.storage.delete(key).catch(() => undefined)));
+    throw err;
+  }
+}
+
+async function insertPostRows(
+  tx: Tx,
+  events: PendingEvents,
+  ctx: AuthedContext,
+  input: CreatePostInput,
+  target: PostTarget,
+  files: { mediaKeys: string[]; audioKey: string | null; durationSeconds: number | null },
+): Promise<string> {
+  const [row] = await tx
+    .insert(posts)
+    .values({
+      userId: ctx.user.id,
+      postType: input.post_type,
+      title: input.title ?? null,
+      content: input.content ?? '',
+      locationId: target.kind === 'location' ? target.locationId : null,
+      communityId: target.kind === 'community' ? target.communityId : null,
+      sharedProductId: input.post_type === 'product_share' ? input.shared_product_id : null,
+      sharedStoreId: input.post_type === 'store_share' ? input.shared_store_id : null,
+      sharedCommunityId: input.post_type === 'community_share' ? input.shared_community_id : null,
+    })
+    .returning({ id: posts.id });
+  const postId = row.id;
+  if (files.mediaKeys.length) {
+    await tx.insert(postMedia).values(files.mediaKeys.map((file, position) => ({ postId, file, position })));
+  }
+  if (input.post_type === 'poll') {
+    await insertPoll(tx, postId, {
+      question: input.poll_question!,
+      options: input.poll_options!,
+      allowsMultiple: input.poll_allows_multiple ?? false,
+      expiresAt: input.poll_expires_at!,
+    });
+  }
+  if (files.audioKey) {
+    await tx.insert(postAudio).values({ postId, file: files.audioKey, durationSeconds: files.durationSeconds ?? 0 });
+  }
+  if (target.kind === 'community') await onCommunityPostCreated(tx, events, { postId, communityId: target.communityId, actorId: ctx.user.id, actorUsername: ctx.user.username });
+  await notifyMentions(tx, events, { text: `${input.title ?? ''}\n${input.content ?? ''}`, actorId: ctx.user.id, actorUsername: ctx.user.username, targetType: 'Post', targetId: postId });
+  return postId;
+}

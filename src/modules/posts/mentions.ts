@@ -1,0 +1,52 @@
+import { sql } from 'drizzle-orm';
+import type { PendingEvents } from '../../core/events.js';
+import type { DbOrTx } from '../../platform/db.js';
+import { notifyMany } from '../notifications/notifications.service.js';
+
+/**
+ * `@username` in a post or a comment notifies that user (`mention`), once per item, never the author
+ * (DESIGN.md section 8). Usernames may hold letters, digits and `@ . + - _`; a mention ends at any other
+ * character, and trailing dots (the end of a sentence) are not part of it. Matching ignores case, as
+ * logins do. At most MAX_MENTIONS distinct names per item are looked at, so one comment cannot fan out
+ * to the whole service.
+ */
+const MENTION_RE = /(?:^|[^\w.@+-])@([\w.@+-]{1,150})/gu;
+export const MAX_MENTIONS = 20;
+
+export function mentionedUsernames(text: string): string[] {
+  const names = new Set<string>();
+  for (const match of text.matchAll(MENTION_RE)) {
+    const name = match[1].replace(/\.+$/, '').toLowerCase();
+    if (name) names.add(name);
+    if (names.size >= MAX_MENTIONS) break;
+  }
+  return [...names];
+}
+
+export interface MentionSource {
+  text: string;
+  actorId: string;
+  actorUsername: string;
+  targetType: 'Post' | 'Comment';
+  targetId: string;
+  /** Users already notified of this item another way (the post's author of a reply): not told twice. */
+  alreadyNotified?: readonly string[];
+}
+
+/** Set-based: one read of the mentioned users, one notifyMany. Runs in the item's transaction. */
+export async function notifyMentions(db: DbOrTx, events: PendingEvents, source: MentionSource): Promise<void> {
+  const names = mentionedUsernames(source.text);
+  if (!names.length) return;
+  const { rows } = await db.execute<{ id: string }>(sql`
+    SELECT id FROM users WHERE lower(username) = ANY(${sql.param(names)}::text[]) AND is_active`);
+  const skip = new Set(source.alreadyNotified ?? []);
+  const recipients = rows.map((r) => r.id).filter((id) => !skip.has(id));
+  const where = source.targetType === 'Post' ? 'a post' : 'a comment';
+  await notifyMany(db, events, recipients, {
+    actorId: source.actorId,
+    type: 'mention',
+    targetType: source.targetType,
+    targetId: source.targetId,
+    message: `${source.actorUsername} mentioned you in ${where}.`,
+  });
+}

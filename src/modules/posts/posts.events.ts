@@ -1,0 +1,28 @@
+import type { PollData, PostBody } from './posts.serializer.js';
+import type { CommentBody } from '../comments/comments.serializer.js';
+
+/**
+ * The posts module's domain events (DESIGN.md section 5). Payloads carry the bodies as an anonymous viewer
+ * sees them, built with the server's base URL; src/realtime/event-routes.ts decides which rooms hear them.
+ */
+export interface PostStats {
+  post_id: string;
+  likes_count: number;
+  comments_count: number;
+  views_count: number;
+}
+
+declare module '../../core/events.js' {
+  interface DomainEventMap {
+    'post.created': { post: PostBody; locationId: string | null; communityId: string | null };
+    'post.deleted': { postId: string; locationId: string | null; communityId: string | null };
+    /** A counter of the post changed; the stats coalescer turns bursts of these into one `post.stats` a second. */
+    'post.counters_changed': { postId: string };
+    'post.stats': { stats: PostStats; locationId: string | null; communityId: string | null };
+    'comment.created': { postId: string; comment: CommentBody };
+    'poll.updated': { postId: string; pollData: PollData };
+    'poll.expired': { postId: string; locationId: string | null; communityId: string | null; pollData: PollData };
+  }
+}
+
+export {};

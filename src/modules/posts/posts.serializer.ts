@@ -1,0 +1,164 @@
+import { z } from 'zod';
+import type { RequestContext } from '../../core/context.js';
+import { mediaUrl } from '../users/users.serializer.js';
+import type { PollRecord, PostRecord } from './posts.queries.js';
+import { zCommunitySummary } from '../communities/communities.serializer.js';
+
+/**
+ * The contract's Post and Poll resources. One serializer for REST answers, socket acks and pushed events
+ * (pushed copies are built for an anonymous viewer with the server's base URL).
+ */
+type UrlContext = Pick<RequestContext, 'baseUrl'>;
+
+export const zPostAuthor = z
+  .object({ id: z.string(), username: z.string(), display_name: z.string(), profile_picture: z.string().nullable() })
+  .meta({ id: 'PostAuthor' });
+
+export const zPollOption = z.object({
+  id: z.string(),
+  option_text: z.string(),
+  votes_count: z.number().int(),
+  order: z.number().int().describe('Zero based'),
+  user_voted: z.boolean(),
+  percentage: z.number().describe('Share of all votes of the poll, 0 to 100, one decimal'),
+});
+
+export const zPollData = z
+  .object({
+    id: z.string(),
+    question: z.string(),
+    allows_multiple_choices: z.boolean(),
+    expires_at: z.string(),
+    total_votes: z.number().int().describe('Votes cast over all options (a multiple-choice voter counts once per option)'),
+    user_voted: z.boolean(),
+    is_expired: z.boolean(),
+    options: z.array(zPollOption),
+  })
+  .meta({ id: 'Poll' });
+export type PollData = z.infer<typeof zPollData>;
+
+export const zAudioData = z.object({
+  id: z.string(),
+  audio_file: z.string(),
+  duration_seconds: z.number().int(),
+  transcription: z.string().nullable(),
+  waveform_data: z.unknown().nullable(),
+});
+
+/** What a share post embeds (the marketplace's summaries; the communities module's is its own component). */
+export const zSharedProduct = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    price: z.string().nullable().describe('Two decimals; null for a product without a fixed price'),
+    images: z.array(z.object({ id: z.string(), url: z.string() })),
+    store: z.object({ id: z.string(), name: z.string() }),
+  })
+  .meta({ id: 'SharedProduct' });
+
+export const zSharedStore = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    slug: z.string(),
+    description: z.string(),
+    logo: z.string().nullable(),
+    location_name: z.string().nullable(),
+    owner: z.object({ username: z.string(), display_name: z.string() }),
+  })
+  .meta({ id: 'SharedStore' });
+
+export const zPostMedia = z.object({ id: z.string(), file: z.string(), media_type: z.string(), order: z.number().int() });
+
+export const zPostBody = z
+  .object({
+    id: z.string(),
+    user: zPostAuthor,
+    post_type: z.enum(['text', 'image', 'product_share', 'store_share', 'community_share', 'poll', 'audio']),
+    title: z.string().nullable(),
+    content: z.string(),
+    media: z.array(zPostMedia),
+    location: z.string().nullable(),
+    location_name: z.string().nullable(),
+    community: z.string().nullable(),
+    community_name: z.string().nullable(),
+    shared_product: zSharedProduct.nullable(),
+    shared_store: zSharedStore.nullable(),
+    shared_community: zCommunitySummary.nullable(),
+    poll_data: zPollData.nullable(),
+    audio_data: zAudioData.nullable(),
+    likes_count: z.number().int(),
+    comments_count: z.number().int(),
+    views_count: z.number().int(),
+    has_liked: z.boolean(),
+    has_bookmarked: z.boolean(),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .meta({ id: 'Post' });
+export type PostBody = z.infer<typeof zPostBody>;
+
+const oneDecimal = (x: number) => Math.round(x * 10) / 10;
+
+/** `now` is the clock reads compare expiry with (is_expired never waits for the expiry job). */
+export function serializePoll(poll: PollRecord, now: Date = new Date()): PollData {
+  const total = poll.options.reduce((n, o) => n + o.votesCount, 0);
+  const voted = new Set(poll.viewerOptionIds);
+  return {
+    id: poll.id,
+    question: poll.question,
+    allows_multiple_choices: poll.allowsMultipleChoices,
+    expires_at: poll.expiresAt.toISOString(),
+    total_votes: total,
+    user_voted: voted.size > 0,
+    is_expired: poll.expiresAt.getTime() <= now.getTime(),
+    options: poll.options.map((o) => ({
+      id: o.id,
+      option_text: o.optionText,
+      votes_count: o.votesCount,
+      order: o.position,
+      user_voted: voted.has(o.id),
+      percentage: total ? oneDecimal((o.votesCount / total) * 100) : 0,
+    })),
+  };
+}
+
+export function serializePost(post: PostRecord, ctx: UrlContext, now: Date = new Date()): PostBody {
+  return {
+    id: post.id,
+    user: {
+      id: post.author.id,
+      username: post.author.username,
+      display_name: post.author.displayName,
+      profile_picture: mediaUrl(post.author.profilePicture, ctx.baseUrl),
+    },
+    post_type: post.postType,
+    title: post.title,
+    content: post.content,
+    media: post.media.map((m) => ({ id: m.id, file: mediaUrl(m.file, ctx.baseUrl)!, media_type: m.mediaType, order: m.position })),
+    location: post.locationId,
+    location_name: post.locationName,
+    community: post.communityId,
+    community_name: post.communityName,
+    shared_product: post.sharedProduct,
+    shared_store: post.sharedStore,
+    shared_community: post.sharedCommunity,
+    poll_data: post.poll ? serializePoll(post.poll, now) : null,
+    audio_data: post.audio
+      ? {
+          id: post.audio.id,
+          audio_file: mediaUrl(post.audio.file, ctx.baseUrl)!,
+          duration_seconds: post.audio.durationSeconds,
+          transcription: post.audio.transcription,
+          waveform_data: post.audio.waveformData ?? null,
+        }
+      : null,
+    likes_count: post.likesCount,
+    comments_count: post.commentsCount,
+    views_count: post.viewsCount,
+    has_liked: post.hasLiked,
+    has_bookmarked: post.hasBookmarked,
+    created_at: post.createdAt.toISOString(),
+    updated_at: post.updatedAt.toISOString(),
+  };
+}
