@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import type { Socket } from 'socket.io-client';
 import { nextEvent, startTestApp, type TestApp } from '../helpers/test-app.js';
 import { sql } from '../helpers/sql.js';
@@ -6,6 +7,8 @@ import { aConversation, aMessage } from '../builders/messages.js';
 import { aNotification } from '../builders/notifications.js';
 import { aShopWithProduct, anOrder } from '../builders/stores.js';
 import type { TestUser } from '../builders/users.js';
+import { aNeighbourhood, aPost, aResidentOf } from '../builders/posts.js';
+import { aCommunity, joinCommunity } from '../builders/communities.js';
 import { useLateCommitMargin } from '../../src/modules/sync/sync.service.js';
 
 let app: TestApp;
@@ -98,7 +101,7 @@ describe('catching up after a gap', () => {
   });
 
   test('when a client was away for long and more than 100 items of each kind share one timestamp, then paging with the cursor gives every item once, oldest first', async () => {
-    const pat = await aResident(app);
+    const pat = await aResidentOf(app);
     const other = await aResident(app);
     const { id: conversationId } = await aConversation(app, pat, other);
     const at = new Date(Date.now() - 2 * 86_400_000 + 60_000).toISOString(); // two days ago, all at one instant
@@ -126,33 +129,42 @@ describe('catching up after a gap', () => {
       )
     ).map((r) => r.id);
 
+    // 120 posts in Pat's own place.
+    const postIds = (
+      await sql<{ id: string }>(
+        `INSERT INTO posts (user_id, post_type, content, location_id, created_at, updated_at) SELECT $1, 'text', 'p' || g, $2, $3, $3 FROM generate_series(1, 120) g RETURNING id`,
+        [other.id, pat.locationId, at],
+      )
+    ).map((r) => r.id);
+
     const socket = await app.socket(pat.token);
-    const seen = { notifications: [] as string[], messages: [] as string[], orders: [] as string[] };
+    const seen = { notifications: [] as string[], messages: [] as string[], orders: [] as string[], posts: [] as string[] };
     const sizes: number[][] = [];
     let answer = await syncOver(socket, { since });
     for (;;) {
       expect(answer.status).toBe(200);
-      sizes.push([answer.body.notifications.length, answer.body.messages.length, answer.body.orders.length]);
-      for (const kind of ['notifications', 'messages', 'orders'] as const) seen[kind].push(...ids(answer.body[kind]));
+      sizes.push([answer.body.notifications.length, answer.body.messages.length, answer.body.orders.length, answer.body.posts.length]);
+      for (const kind of ['notifications', 'messages', 'orders', 'posts'] as const) seen[kind].push(...ids(answer.body[kind]));
       if (!answer.body.has_more) break;
       answer = await syncOver(socket, { cursor: answer.body.cursor });
     }
     expect(sizes).toEqual([
-      [100, 100, 100],
-      [100, 30, 15],
-      [50, 0, 0],
+      [100, 100, 100, 100],
+      [100, 30, 15, 20],
+      [50, 0, 0, 0],
     ]);
     // Ties on the timestamp are ordered by id: every item once, in that order.
     expect(seen.notifications).toEqual([...notificationIds].sort());
     expect(seen.messages).toEqual([...messageIds].sort());
     expect(seen.orders).toEqual([...orderIds].sort());
+    expect(seen.posts).toEqual([...postIds].sort());
     // A page over REST is the same page.
     const first = await syncRest(pat, { since });
     expect(first.body).toEqual((await syncOver(socket, { since })).body);
     // The last page's cursor is exact too when its items are older than the late-commit margin.
     useLateCommitMargin();
     const again = await syncOver(socket, { cursor: answer.body.cursor });
-    expect(again.body).toMatchObject({ notifications: [], messages: [], orders: [], has_more: false });
+    expect(again.body).toMatchObject({ notifications: [], messages: [], orders: [], posts: [], has_more: false });
   });
 });
 
@@ -177,6 +189,62 @@ describe('the last page of a catch-up', () => {
     expect(ahead).toMatchObject({ notifications: [], messages: [], orders: [], has_more: false });
     const next = await aNotification(app, kim.id, { message: 'after a skewed since' });
     expect(ids((await syncRest(kim, { cursor: ahead.cursor })).body.notifications)).toEqual([next.id]);
+  });
+});
+
+describe('posts', () => {
+  beforeEach(() => useLateCommitMargin(0));
+  afterEach(() => useLateCommitMargin());
+
+  test('when a client misses posts of its own place, its communities and the rooms its socket watches, then realtime.sync gives exactly those (as pushed), and REST names the watched rooms', async () => {
+    const home = await aNeighbourhood(app);
+    const alice = await aResidentOf(app, home);
+    const neighbour = await aResidentOf(app, home);
+    const watched = await aNeighbourhood(app);
+    const elsewhere = await aNeighbourhood(app);
+    const club = await aCommunity(app, neighbour);
+    await joinCommunity(app, alice, club.id);
+    const otherClub = await aCommunity(app, elsewhere.founder);
+    const display = await app.socket();
+    expect(await display.timeout(5000).emitWithAck('subscribe', { channel: 'location', id: watched.locationId })).toMatchObject({ status: 200 });
+    const since = await aMomentNow();
+
+    const atHome = await aPost(app, neighbour);
+    const pushed = nextEvent(display, 'post:created');
+    const inWatched = await aPost(app, watched.founder);
+    const inClub = await aPost(app, neighbour, { community_id: club.id });
+    const deleted = await aPost(app, neighbour);
+    expect((await app.rest('DELETE', `/api/feed/posts/${deleted.id}/`, { token: neighbour.token })).status).toBe(204);
+    const notMine = [await aPost(app, elsewhere.founder), await aPost(app, elsewhere.founder, { community_id: otherClub.id })];
+
+    const back = await app.socket(alice.token);
+    expect(await back.timeout(5000).emitWithAck('subscribe', { channel: 'location', id: watched.locationId })).toMatchObject({ status: 200 });
+    const overSocket = await syncOver(back, { since });
+    expect(overSocket.status).toBe(200);
+    expect(ids(overSocket.body.posts)).toEqual([atHome.id, inWatched.id, inClub.id]);
+    expect(overSocket.body.posts).toEqual([atHome, inWatched, inClub]);
+    expect(overSocket.body.posts[1]).toEqual(await pushed);
+    // REST has no subscriptions: the client names the rooms it watches.
+    const overRest = await syncRest(alice, { since, locations: watched.locationId });
+    expect({ status: overRest.status, body: overRest.body }).toEqual(overSocket);
+    expect(ids((await syncRest(alice, { since })).body.posts)).toEqual([atHome.id, inClub.id]);
+    for (const post of notMine) expect(JSON.stringify(overSocket.body)).not.toContain(post.id);
+  });
+
+  test('when REST names a room that does not exist or an id that is not one, then 404 or a field error, over both transports', async () => {
+    const user = await aResident(app);
+    const socket = await app.socket(user.token);
+    const since = new Date().toISOString();
+    const cases: Array<[Record<string, unknown>, number, unknown]> = [
+      [{ since, locations: crypto.randomUUID() }, 404, { detail: 'Not found.' }],
+      [{ since, communities: crypto.randomUUID() }, 404, { detail: 'Not found.' }],
+      [{ since, locations: 'nope' }, 400, { locations: ['Invalid UUID format.'] }],
+    ];
+    for (const [input, status, body] of cases) {
+      const rest = await syncRest(user, input);
+      expect({ input, status: rest.status, body: rest.body }).toEqual({ input, status, body });
+      expect(await syncOver(socket, input)).toEqual({ status, body });
+    }
   });
 });
 

@@ -11,3 +11,8 @@ CREATE INDEX IF NOT EXISTS orders_seller_changed_idx ON orders (seller_id, updat
 
 -- Messages never change: a conversation's messages after a position, by creation.
 CREATE INDEX IF NOT EXISTS messages_conversation_created_idx ON messages (conversation_id, created_at, id);
+
+-- Posts of a room after a position: a neighbourhood post (no community) is its location's, a community post its
+-- community's only (the rooms post:created goes to).
+CREATE INDEX IF NOT EXISTS posts_location_changed_idx ON posts (location_id, updated_at, id) WHERE community_id IS NULL;
+CREATE INDEX IF NOT EXISTS posts_community_changed_idx ON posts (community_id, updated_at, id) WHERE community_id IS NOT NULL;

@@ -10,7 +10,7 @@ export interface SyncPosition {
   id: string;
 }
 
-export const SYNC_KINDS = ['notifications', 'messages', 'orders'] as const;
+export const SYNC_KINDS = ['notifications', 'messages', 'orders', 'posts'] as const;
 export type SyncKind = (typeof SYNC_KINDS)[number];
 export type SyncPositions = Record<SyncKind, SyncPosition>;
 

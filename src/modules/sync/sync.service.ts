@@ -6,6 +6,9 @@ import { messagesCreatedAfter } from '../messages/messages.queries.js';
 import { serializeMessage, type MessageBody } from '../messages/messages.serializer.js';
 import { ordersChangedAfter } from '../stores/orders.queries.js';
 import { serializeOrder, type OrderBody } from '../stores/orders.serializer.js';
+import type { PostBody } from '../posts/posts.serializer.js';
+import { postsChangedAfter } from './sync-posts.js';
+import { syncRooms } from './sync-scope.js';
 import { decodeCursor, encodeCursor, positionsFromSince, SYNC_KINDS, type SyncKind, type SyncPosition, type SyncPositions } from './sync-cursor.js';
 
 /** At most this many items of each kind per answer (DESIGN.md section 5). */
@@ -28,6 +31,7 @@ export interface SyncBody {
   notifications: NotificationBody[];
   messages: MessageBody[];
   orders: OrderBody[];
+  posts: PostBody[];
   has_more: boolean;
   cursor: string;
 }
@@ -55,7 +59,7 @@ const compare = (a: SyncPosition, b: SyncPosition) => (a.at < b.at ? -1 : a.at >
  * first by (changed at, id), at most SYNC_PAGE_SIZE of each kind. `has_more` says some kind was cut: call again
  * with `cursor` until it is false.
  */
-export async function syncFor(ctx: AuthedContext, input: { since?: Date; cursor?: string }): Promise<SyncBody> {
+export async function syncFor(ctx: AuthedContext, input: { since?: Date; cursor?: string; locations?: string[]; communities?: string[] }): Promise<SyncBody> {
   let start: SyncPositions;
   if (input.cursor !== undefined) {
     const decoded = decodeCursor(input.cursor);
@@ -68,17 +72,20 @@ export async function syncFor(ctx: AuthedContext, input: { since?: Date; cursor?
   }
   const userId = ctx.user.id;
   const fetch = SYNC_PAGE_SIZE + 1;
+  const rooms = await syncRooms(ctx, input);
   // One statement per kind, at once on the pool (outside a transaction; the embedded database queues them).
-  const [notificationRows, messageRows, orderRows] = await Promise.all([
+  const [notificationRows, messageRows, orderRows, postRows] = await Promise.all([
     notificationsChangedAfter(userId, start.notifications, fetch),
     messagesCreatedAfter(userId, start.messages, fetch),
     ordersChangedAfter(userId, start.orders, fetch),
+    postsChangedAfter(rooms, start.posts, fetch, ctx),
   ]);
   const notifications = pageOf(notificationRows, (r) => serializeNotification(r.notification, ctx));
   const messages = pageOf(messageRows, (r) => serializeMessage(r.message, ctx));
   const orders = pageOf(orderRows, (r) => serializeOrder(r.order));
+  const posts = pageOf(postRows, (r) => r.post);
 
-  const pages: Record<SyncKind, Page<unknown>> = { notifications, messages, orders };
+  const pages: Record<SyncKind, Page<unknown>> = { notifications, messages, orders, posts };
   const hasMore = SYNC_KINDS.some((k) => pages[k].more);
   const next = {} as SyncPositions;
   const settled: SyncPosition = { at: new Date(Date.now() - lateCommitMarginMs).toISOString().replace(/Z$/, '000Z'), id: '00000000-0000-0000-0000-000000000000' };
@@ -90,5 +97,5 @@ export async function syncFor(ctx: AuthedContext, input: { since?: Date; cursor?
     if (!hasMore && compare(position, settled) > 0) position = settled;
     next[kind] = position;
   }
-  return { notifications: notifications.items, messages: messages.items, orders: orders.items, has_more: hasMore, cursor: encodeCursor(next) };
+  return { notifications: notifications.items, messages: messages.items, orders: orders.items, posts: posts.items, has_more: hasMore, cursor: encodeCursor(next) };
 }
