@@ -23,7 +23,8 @@ const DB_CASES: BenchCase[] = [accountsCase, locationsCase, notificationsCase, p
 DB_CASES.push((await import('./cases/locations-naming.js')).locationsNamingCase);
 DB_CASES.push((await import('./cases/messages-communities.js')).messagesCommunitiesCase);
 DB_CASES.push((await import('./cases/marketplace.js')).marketplaceCase);
-const ALL = [...DB_CASES.map((c) => c.name), 'kernel', 'adapters', 'startup', 'embedded'];
+DB_CASES.push((await import('./cases/sync.js')).syncCase);
+const ALL = [...DB_CASES.map((c) => c.name), 'kernel', 'adapters', 'realtime', 'startup', 'embedded'];
 const RESULTS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'results');
 
 const numberFlag = (argv: string[], name: string): number | null => {
@@ -85,6 +86,15 @@ async function main() {
     const rows = await runAdapters({ redisUrl, rooms: numberFlag(argv, 'rooms') ?? 2000, eventsPerRoom: numberFlag(argv, 'events') ?? 5 });
     console.log(formatAdapters(rows));
     console.log(`  results: ${await writeResults('adapters', rows, { redis: redisUrl.replace(/\/\/[^@]*@/, '//') })}`);
+  }
+  if (names.includes('realtime')) {
+    const argv = process.argv.slice(2);
+    const { runRealtime, formatRealtime } = await import('./realtime.js');
+    const rates = argv.find((a) => a.startsWith('--rates='))?.split('=')[1].split(',').map(Number) ?? [50, 100, 200, 400];
+    const opts = { sockets: numberFlag(argv, 'sockets') ?? 10_000, subscribed: numberFlag(argv, 'subscribed') ?? 1000, rates, durationSeconds: numberFlag(argv, 'duration') ?? 10, redisUrl: process.env.REDIS_URL };
+    const result = await runRealtime(opts);
+    console.log(formatRealtime(result, opts));
+    console.log(`  results: ${await writeResults('realtime', result.rows, { ...opts, memoryPerIdleSocket: result.memory })}`);
   }
   // Last, with the benchmark server stopped: the start-up runs must not share the CPU with it.
   if (names.includes('startup')) {

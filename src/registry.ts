@@ -13,6 +13,7 @@ import { productOperations } from './modules/stores/products.op.js';
 import { orderOperations } from './modules/stores/orders.op.js';
 import { reviewOperations } from './modules/stores/reviews.op.js';
 import { feedOperations } from './modules/feeds/feeds.op.js';
+import { syncOperations } from './modules/sync/sync.op.js';
 
 /** Every operation of the service: mounted as REST routes, Socket.IO events and OpenAPI paths. */
 export const operations: readonly Operation[] = [
@@ -30,5 +31,6 @@ export const operations: readonly Operation[] = [
   ...orderOperations,
   ...reviewOperations,
   ...feedOperations,
+  ...syncOperations,
 ];
 // Realtime channels (core/channels.ts) register themselves when their module's operations are imported here.

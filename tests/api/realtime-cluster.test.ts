@@ -10,6 +10,12 @@ import { describeWithRedis, eventually, nextEvent, noEvent, type TestApp } from 
 import { hears, startCluster, type TestCluster } from '../helpers/cluster.js';
 import { aNotification } from '../builders/notifications.js';
 import { aLocation, adminEnv, aResident, loginAdmin } from '../builders/locations.js';
+import { aConversation, aMessage } from '../builders/messages.js';
+import { aShopWithProduct, anOrder } from '../builders/stores.js';
+import { aComment, aNeighbourhood, aPoll, aPost } from '../builders/posts.js';
+import { aCommunity, joinCommunity } from '../builders/communities.js';
+
+const subscribeTo = (socket: Socket, channel: string, id: string) => socket.timeout(5000).emitWithAck('subscribe', { channel, id });
 
 /**
  * Every event kind reaches the right sockets on the other node, under both adapters (REDIS_ADAPTER classic
@@ -226,6 +232,173 @@ export const CROSS_NODE_EVENTS: CrossNodeCase[] = [
           await aNotification(a, alice.id);
           await pushed;
         },
+      };
+    },
+  },
+  {
+    name: 'message:created reaches every participant, the sender’s other devices included, not an outsider',
+    async arrange({ a, b }) {
+      const [alice, bob, eve] = [await aResident(a), await aResident(a), await aResident(a)];
+      const { id } = await aConversation(a, alice, bob);
+      const listener = await b.socket(bob.token);
+      const senderElsewhere = await b.socket(alice.token);
+      const heardBySender = nextEvent(senderElsewhere, 'message:created');
+      return {
+        listener,
+        event: 'message:created',
+        quiet: [await b.socket(eve.token)],
+        act: () => aMessage(a, alice, id, 'from node A'),
+        check: async (payload, sent) => {
+          expect(payload).toEqual(sent);
+          expect(await heardBySender).toEqual(sent);
+        },
+      };
+    },
+  },
+  {
+    name: 'conversation:read reaches the other participants, not the reader nor an outsider',
+    async arrange({ a, b }) {
+      const [alice, bob, eve] = [await aResident(a), await aResident(a), await aResident(a)];
+      const { id } = await aConversation(a, alice, bob);
+      await aMessage(a, alice, id);
+      return {
+        listener: await b.socket(alice.token),
+        event: 'conversation:read',
+        quiet: [await b.socket(bob.token), await b.socket(eve.token)],
+        act: async () => (await a.rest('POST', `/api/messages/conversations/${id}/read/`, { token: bob.token, body: {} })).body,
+        check: (payload, read) => expect(payload).toEqual({ ...read, user_id: bob.id }),
+      };
+    },
+  },
+  {
+    name: 'typing sent on A reaches the other participants on B, not the typist’s own devices nor an outsider',
+    async arrange({ a, b }) {
+      const [alice, bob, eve] = [await aResident(a), await aResident(a), await aResident(a)];
+      const { id } = await aConversation(a, alice, bob);
+      const typist = await a.socket(alice.token);
+      return {
+        listener: await b.socket(bob.token),
+        event: 'typing',
+        quiet: [await b.socket(alice.token), await b.socket(eve.token)],
+        act: async () => {
+          expect(await typist.timeout(5000).emitWithAck('typing', { conversation_id: id })).toMatchObject({ status: 200 });
+          return { conversation_id: id, user_id: alice.id };
+        },
+        check: (payload, expected) => expect(payload).toEqual(expected),
+      };
+    },
+  },
+  {
+    name: 'order:created reaches the seller, not the buyer nor a stranger',
+    async arrange({ a, b }) {
+      const { seller, product } = await aShopWithProduct(a);
+      const [buyer, stranger] = [await aResident(a), await aResident(a)];
+      return {
+        listener: await b.socket(seller.token),
+        event: 'order:created',
+        quiet: [await b.socket(buyer.token), await b.socket(stranger.token)],
+        act: () => anOrder(a, buyer, product.id),
+        check: (payload, order) => expect(payload).toEqual(order),
+      };
+    },
+  },
+  {
+    name: 'order:updated reaches the buyer, not the seller nor a stranger',
+    async arrange({ a, b }) {
+      const { seller, product } = await aShopWithProduct(a);
+      const [buyer, stranger] = [await aResident(a), await aResident(a)];
+      const order = await anOrder(a, buyer, product.id);
+      return {
+        listener: await b.socket(buyer.token),
+        event: 'order:updated',
+        quiet: [await b.socket(seller.token), await b.socket(stranger.token)],
+        act: async () => (await a.rest('PATCH', `/api/stores/orders/${order.id}/`, { token: seller.token, body: { status: 'shipped' } })).body,
+        check: (payload, updated) => expect(payload).toEqual({ ...updated, status: 'shipped' }),
+      };
+    },
+  },
+  {
+    name: 'post:created reaches a location’s subscribers on B, not another location’s',
+    async arrange({ a, b }) {
+      const [place, other] = [await aNeighbourhood(a), await aNeighbourhood(a)];
+      const [display, elsewhere] = [await b.socket(), await b.socket()];
+      expect(await subscribeTo(display, 'location', place.locationId)).toMatchObject({ status: 200 });
+      expect(await subscribeTo(elsewhere, 'location', other.locationId)).toMatchObject({ status: 200 });
+      return { listener: display, event: 'post:created', quiet: [elsewhere], act: () => aPost(a, place.founder), check: (payload, post) => expect(payload).toEqual(post) };
+    },
+  },
+  {
+    name: 'post:created in a community reaches the community’s room on B, not the author’s location',
+    async arrange({ a, b }) {
+      const place = await aNeighbourhood(a);
+      const club = await aCommunity(a, place.founder);
+      const member = await aResident(a);
+      await joinCommunity(a, member, club.id);
+      const [listener, display] = [await b.socket(member.token), await b.socket()];
+      expect(await subscribeTo(listener, 'community', club.id)).toMatchObject({ status: 200 });
+      expect(await subscribeTo(display, 'location', place.locationId)).toMatchObject({ status: 200 });
+      return { listener, event: 'post:created', quiet: [display], act: () => aPost(a, place.founder, { community_id: club.id }), check: (payload, post) => expect(payload).toEqual(post) };
+    },
+  },
+  {
+    name: 'post:deleted reaches the post’s room on B',
+    async arrange({ a, b }) {
+      const place = await aNeighbourhood(a);
+      const post = await aPost(a, place.founder);
+      const listener = await b.socket();
+      expect(await subscribeTo(listener, 'post', post.id)).toMatchObject({ status: 200 });
+      return {
+        listener,
+        event: 'post:deleted',
+        act: async () => expect((await a.rest('DELETE', `/api/feed/posts/${post.id}/`, { token: place.founder.token })).status).toBe(204),
+        check: (payload) => expect(payload).toEqual({ id: post.id }),
+      };
+    },
+  },
+  {
+    name: 'post:stats reaches the post’s room on B after a like through A',
+    async arrange({ a, b }) {
+      const place = await aNeighbourhood(a);
+      const post = await aPost(a, place.founder);
+      const fan = await aResident(a);
+      const listener = await b.socket();
+      expect(await subscribeTo(listener, 'post', post.id)).toMatchObject({ status: 200 });
+      return {
+        listener,
+        event: 'post:stats',
+        act: async () => expect((await a.rest('POST', `/api/feed/posts/${post.id}/like/`, { token: fan.token, body: {} })).status).toBe(200),
+        check: (payload) => expect(payload).toMatchObject({ post_id: post.id, likes_count: 1 }),
+      };
+    },
+  },
+  {
+    name: 'comment:created reaches the post’s room on B',
+    async arrange({ a, b }) {
+      const place = await aNeighbourhood(a);
+      const post = await aPost(a, place.founder);
+      const listener = await b.socket();
+      expect(await subscribeTo(listener, 'post', post.id)).toMatchObject({ status: 200 });
+      return { listener, event: 'comment:created', act: () => aComment(a, place.founder, post.id), check: (payload, comment) => expect(payload).toEqual(comment) };
+    },
+  },
+  {
+    name: 'poll:updated reaches the poll’s room on B after a vote through A',
+    async arrange({ a, b }) {
+      const place = await aNeighbourhood(a);
+      const poll = await aPoll(a, place.founder);
+      const voter = await aResident(a);
+      const listener = await b.socket();
+      expect(await subscribeTo(listener, 'post', poll.id)).toMatchObject({ status: 200 });
+      return {
+        listener,
+        event: 'poll:updated',
+        act: async () => (await a.rest('POST', `/api/feed/posts/${poll.id}/vote_poll/`, { token: voter.token, body: { option_id: poll.poll_data.options[0].id } })).body,
+        // Pushed as an anonymous viewer sees it: the counts of the voter's answer, user_voted false.
+        check: (payload, voted) =>
+          expect(payload).toEqual({
+            post_id: poll.id,
+            poll_data: { ...voted.poll_data, user_voted: false, options: voted.poll_data.options.map((o: Record<string, unknown>) => ({ ...o, user_voted: false })) },
+          }),
       };
     },
   },

@@ -121,3 +121,28 @@ export async function findMessage(id: string, db: DbOrTx = currentDb()): Promise
   const result = await db.execute<MessageSqlRow>(messagesSql(sql`m.id = ${id}`, sql``));
   return result.rows[0] ? toMessage(result.rows[0]) : null;
 }
+
+/**
+ * Messages of every conversation `userId` takes part in, created after a (created_at, id) position, oldest first
+ * (realtime.sync), each with its exact position. Only conversations active since the position are visited (the
+ * caller's participant rows carry their conversation's last activity), each on (conversation_id, created_at, id).
+ */
+export async function messagesCreatedAfter(
+  userId: string,
+  after: { at: string; id: string },
+  limit: number,
+): Promise<Array<{ message: MessageWithSender; position: { at: string; id: string } }>> {
+  const result = await currentDb().execute<MessageSqlRow & { at: string }>(sql`
+    SELECT m.id, m.conversation_id, m.text, m.created_at,
+      to_char(m.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS at,
+      CASE WHEN u.id IS NULL THEN NULL
+        ELSE json_build_object('id', u.id, 'username', u.username, 'display_name', u.display_name, 'profile_picture', u.profile_picture) END AS sender
+    FROM conversation_participants me
+    JOIN messages m ON m.conversation_id = me.conversation_id
+    LEFT JOIN users u ON u.id = m.sender_id
+    WHERE me.user_id = ${userId} AND me.activity_at >= ${after.at}::timestamptz
+      AND (m.created_at, m.id) > (${after.at}::timestamptz, ${after.id}::uuid)
+    ORDER BY m.created_at, m.id
+    LIMIT ${limit}`);
+  return result.rows.map((r) => ({ message: toMessage(r), position: { at: r.at, id: r.id } }));
+}

@@ -46,11 +46,28 @@ export async function listNotifications(userId: string, limit: number, offset: n
   return { count, rows: rows.map(toNotification) };
 }
 
-/** Notifications created or changed after `since`, oldest first (realtime.sync). */
-export async function notificationsChangedSince(userId: string, since: Date, limit: number): Promise<NotificationWithActor[]> {
-  const rows = await selectWithActor(platform.db)
-    .where(and(eq(notifications.userId, userId), sql`${notifications.updatedAt} > ${since.toISOString()}`))
+/**
+ * The recipient's notifications changed after a (updated_at, id) position, oldest first (realtime.sync), each with
+ * its exact position; one range scan of notifications_user_changed_idx (0015).
+ */
+export async function notificationsChangedAfter(
+  userId: string,
+  after: { at: string; id: string },
+  limit: number,
+): Promise<Array<{ notification: NotificationWithActor; position: { at: string; id: string } }>> {
+  const rows = await currentDb()
+    .select({
+      n: notifications,
+      actorId: actors.id,
+      actorUsername: actors.username,
+      actorDisplayName: actors.displayName,
+      actorPicture: actors.profilePicture,
+      at: sql<string>`to_char(${notifications.updatedAt} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`,
+    })
+    .from(notifications)
+    .leftJoin(actors, eq(notifications.actorId, actors.id))
+    .where(and(eq(notifications.userId, userId), sql`(${notifications.updatedAt}, ${notifications.id}) > (${after.at}::timestamptz, ${after.id}::uuid)`))
     .orderBy(notifications.updatedAt, notifications.id)
     .limit(limit);
-  return rows.map(toNotification);
+  return rows.map((r) => ({ notification: toNotification(r), position: { at: r.at, id: r.n.id } }));
 }

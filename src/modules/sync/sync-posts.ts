@@ -1,0 +1,48 @@
+import { sql } from 'drizzle-orm';
+import type { RequestContext } from '../../core/context.js';
+import { currentDb } from '../../platform/db.js';
+import { loadPosts } from '../posts/posts.queries.js';
+import { serializePost, type PostBody } from '../posts/posts.serializer.js';
+import type { SyncRooms } from './sync-scope.js';
+
+/**
+ * Posts of the given rooms changed after a (updated_at, id) position, oldest first (realtime.sync), as the
+ * `post:created` push carries them: a neighbourhood post (no community) belongs to its location's room, a
+ * community post to its community's room only. One range scan per room (indexes of migration 0015, through a
+ * LATERAL join), merged and cut; then the page is loaded as the posts module loads posts, for an anonymous
+ * viewer (has_liked, has_bookmarked, user_voted as in the pushed payload).
+ */
+export async function postsChangedAfter(
+  rooms: SyncRooms,
+  after: { at: string; id: string },
+  limit: number,
+  ctx: Pick<RequestContext, 'baseUrl'>,
+): Promise<Array<{ post: PostBody | null; position: { at: string; id: string } }>> {
+  if (!rooms.locationIds.length && !rooms.communityIds.length) return [];
+  const position = sql`(${after.at}::timestamptz, ${after.id}::uuid)`;
+  const db = currentDb();
+  const heads = await db.execute<{ id: string; at: string }>(sql`
+    SELECT id, to_char(updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS at FROM (
+      SELECT p.id, p.updated_at FROM unnest(${sql.param(rooms.locationIds)}::uuid[]) AS room(id)
+      CROSS JOIN LATERAL (
+        SELECT id, updated_at FROM posts
+        WHERE location_id = room.id AND community_id IS NULL AND (updated_at, id) > ${position}
+        ORDER BY updated_at, id LIMIT ${limit}) p
+      UNION ALL
+      SELECT p.id, p.updated_at FROM unnest(${sql.param(rooms.communityIds)}::uuid[]) AS room(id)
+      CROSS JOIN LATERAL (
+        SELECT id, updated_at FROM posts
+        WHERE community_id = room.id AND (updated_at, id) > ${position}
+        ORDER BY updated_at, id LIMIT ${limit}) p
+    ) mine
+    ORDER BY updated_at, id
+    LIMIT ${limit}`);
+  const ids = heads.rows.map((r) => r.id);
+  const records = await loadPosts(ids, null, db, ctx.baseUrl);
+  const byId = new Map(records.map((r) => [r.id, r]));
+  // A post deleted between the two reads is null (left out; a hard delete leaves no tombstone), its position kept.
+  return heads.rows.map((h) => {
+    const record = byId.get(h.id);
+    return { post: record ? serializePost(record, ctx) : null, position: { at: h.at, id: h.id } };
+  });
+}
