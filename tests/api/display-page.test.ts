@@ -4,7 +4,7 @@ import path from 'node:path';
 import QRCode from 'qrcode';
 import type { Browser, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
-import { aNeighbourhood, aPoll, aPost, aResidentOf } from '../builders/posts.js';
+import { aNeighbourhood, aPoll, aPost, aResidentOf, aWav } from '../builders/posts.js';
 import { PNG_1X1 } from '../helpers/images.js';
 import { QR_OPTIONS } from '../../src/http/display/display-qr.js';
 
@@ -30,7 +30,8 @@ declare function getComputedStyle(el: unknown): { backgroundColor: string };
 
 let app: TestApp;
 beforeAll(async () => {
-  app = await startTestApp({ RATE_LIMITS: 'off' });
+  // Rate limits on, as in production: the page must live within the socket's event budget.
+  app = await startTestApp();
 });
 afterAll(async () => {
   await app?.stop();
@@ -232,22 +233,63 @@ describeInBrowser('the display in Chromium', () => {
     await page.close();
   });
 
-  test('when the dark theme is forced, then the page is dark; an unknown place shows its message', async () => {
+  test('when the dark theme is forced, then the page is dark; audio is marked as audio; neighbours joining and a server-side disconnect are followed', async () => {
     const place = await aNeighbourhood(app);
     await aPoll(app, place.founder);
     await aPost(app, place.founder, { content: 'Book swap at the library, Thursday 6pm' });
+    const audio = await app.http().post('/api/feed/posts/').set('Authorization', `Bearer ${place.founder.token}`).field('post_type', 'audio').field('content', 'Choir rehearsal').attach('audio_file', aWav(3), 'choir.wav');
+    expect(audio.status).toBe(201);
     const { page, problems } = await openDisplay(place.locationId, '?theme=dark');
-    await page.locator('.post').nth(1).waitFor({ timeout: 5000 });
-    const background = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
-    expect(background).toBe('rgb(17, 19, 21)');
+    await page.locator('.post').nth(2).waitFor({ timeout: 5000 });
+    expect(await page.evaluate(() => getComputedStyle(document.body).backgroundColor)).toBe('rgb(17, 19, 21)');
+    const audioCard = page.locator(`.post[data-post-id="${audio.body.id}"]`);
+    expect(await audioCard.locator('.post__kind').textContent()).toBe('Audio');
+    expect(await audioCard.locator('.post__audio').textContent()).toContain('Audio · 0:03');
     await page.screenshot({ path: path.join(OUTPUT_DIR, 'display-dark.png') });
 
+    // A neighbour moves in: the place's new count is pushed (location:updated).
+    expect(await page.locator('#count-members .count__value').textContent()).toBe('1');
+    await aResidentOf(app, place);
+    await page.waitForFunction(() => document.querySelector('#count-members .count__value')?.textContent === '2', undefined, { timeout: 3000 });
+
+    // The server closes the socket on purpose (a drain): socket.io does not retry that by itself; the page does.
+    app.server.io.in(`sub:location:${place.locationId}`).disconnectSockets(true);
+    await page.waitForSelector('body[data-status="offline"]', { timeout: 3000 });
+    const meanwhile = await aPost(app, place.founder, { content: 'Posted during the restart' });
+    await page.waitForSelector('body[data-status="live"]', { timeout: 10_000 });
+    await page.locator(`.post[data-post-id="${meanwhile.id}"]`).waitFor({ timeout: 3000 });
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  test('when many polls are on screen, then a reconnection stays within the socket event budget and every poll follows its votes', async () => {
+    const place = await aNeighbourhood(app);
+    const voter = await aResidentOf(app, place);
+    const polls = [];
+    for (let i = 0; i < 20; i++) polls.push(await aPoll(app, place.founder, { poll_question: `Question ${i}?` }));
+    const { page, problems } = await openDisplay(place.locationId);
+    await page.waitForFunction(() => document.body.querySelectorAll('.post[data-live="true"]').length === 20, undefined, { timeout: 10_000 });
+    for (const socket of await app.server.io.in(`sub:location:${place.locationId}`).fetchSockets()) {
+      app.server.io.of('/').sockets.get(socket.id)?.conn.close();
+    }
+    await page.waitForSelector('body[data-status="offline"]', { timeout: 3000 });
+    await page.waitForSelector('body[data-status="live"]', { timeout: 10_000 });
+    const oldest = polls[0];
+    expect((await app.rest('POST', `/api/feed/posts/${oldest.id}/vote_poll/`, { token: voter.token, body: { option_id: oldest.poll_data.options[2].id } })).status).toBe(200);
+    await page.waitForFunction(
+      ([id, optionId]) => document.querySelector(`.post[data-post-id="${id}"] [data-option-id="${optionId}"] .poll__bar`)?.style.width === '100%',
+      [oldest.id, oldest.poll_data.options[2].id],
+      { timeout: 1000 },
+    );
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  test('when the address names no place, then the browser shows the message', async () => {
     const missing = await browser.newPage();
     const res = await missing.goto(`${app.url}/display/${crypto.randomUUID()}`);
     expect(res?.status()).toBe(404);
     expect(await missing.locator('h1').textContent()).toBe('This place does not exist');
     await missing.close();
-    await page.close();
-    expect(problems).toEqual([]);
   });
 });

@@ -51,13 +51,24 @@ socket.on('location:updated', (location) => {
   setCount('count-members', location.total_users);
 });
 
-/** Subscribe first, then read: whatever happens between the two arrives as an event or is in the read. */
+/**
+ * Subscribe first, then read: whatever happens between the two arrives as an event or is in the read. Poll
+ * results are pushed to each poll's own room, so the rooms of the polls on screen are joined before the read too;
+ * polls the read brings that were not on screen are joined after it, and read once more.
+ */
 async function onConnect() {
   setStatus('connecting', 'Connecting…');
   try {
     const sub = await call('subscribe', { channel: 'location', id: locationId });
     if (sub.status !== 200) return setStatus('offline', sub.status === 404 ? 'This place no longer exists' : 'Cannot follow this place');
+    await Promise.all(openPolls().map((post) => joinPollRoom(post.id)));
     await catchUp();
+    const unwatched = openPolls().filter((post) => !watchedPolls.has(post.id));
+    if (unwatched.length) {
+      await Promise.all(unwatched.map((post) => joinPollRoom(post.id)));
+      await catchUp();
+    }
+    markLivePolls();
     setStatus('live', 'Live');
   } catch {
     // A timeout: the socket is probably gone; its reconnection runs onConnect again.
@@ -79,12 +90,36 @@ async function catchUp() {
     if (!fresh.has(post.id) && post.created_at >= oldest) removePost(post.id);
   }
   for (const post of [...posts].reverse()) upsertPost(post, false);
-  await Promise.all([...shown.values()].map(({ post }) => watchPoll(post)));
 }
 
-function call(event, input) {
-  return socket.timeout(ACK_TIMEOUT_MS).emitWithAck(event, input);
+const openPolls = () => [...shown.values()].map(({ post }) => post).filter((post) => post.poll_data && !post.poll_data.is_expired);
+
+/**
+ * One operation over the socket, paced under the service's per-socket event budget (SOCKET_EVENTS_PER_SECOND,
+ * 20 by default: a reconnection with many polls on screen sends a burst); a 429 is tried again a little later.
+ */
+async function call(event, input) {
+  for (let attempt = 0; ; attempt++) {
+    await pace();
+    const res = await socket.timeout(ACK_TIMEOUT_MS).emitWithAck(event, input);
+    if (res.status !== 429 || attempt >= 3) return res;
+    await sleep(1000);
+  }
 }
+
+const EVENTS_PER_SECOND = 15;
+const sentAt = [];
+
+async function pace() {
+  for (;;) {
+    const now = Date.now();
+    while (sentAt.length && now - sentAt[0] >= 1000) sentAt.shift();
+    if (sentAt.length < EVENTS_PER_SECOND) return void sentAt.push(now);
+    await sleep(1000 - (now - sentAt[0]) + 5);
+  }
+}
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 // ---------- posts ----------
 
@@ -114,24 +149,40 @@ function removePost(id) {
   if (!known) return false;
   known.el.remove();
   shown.delete(id);
-  if (watchedPolls.delete(id)) socket.emit('unsubscribe', { channel: 'post', id });
+  if (watchedPolls.delete(id)) call('unsubscribe', { channel: 'post', id }).catch(() => undefined);
   document.body.classList.toggle('has-posts', shown.size > 0);
   return true;
 }
 
-/** A live poll's results arrive in its own room; read it again after joining, so no vote is missed between. */
-async function watchPoll(post) {
-  if (!post.poll_data || post.poll_data.is_expired || watchedPolls.has(post.id)) return;
-  watchedPolls.add(post.id);
+async function joinPollRoom(postId) {
+  if (watchedPolls.has(postId)) return false;
+  watchedPolls.add(postId);
   try {
-    const sub = await call('subscribe', { channel: 'post', id: post.id });
-    if (sub.status !== 200) return void watchedPolls.delete(post.id);
+    const sub = await call('subscribe', { channel: 'post', id: postId });
+    if (sub.status === 200) return true;
+  } catch {
+    // offline: the next connection joins again
+  }
+  watchedPolls.delete(postId);
+  return false;
+}
+
+/** A poll that arrives live: join its room, then read it once, so no vote is missed between the two. */
+async function watchPoll(post) {
+  if (!post.poll_data || post.poll_data.is_expired) return;
+  if (!(await joinPollRoom(post.id))) return;
+  try {
     const res = await call('posts.get', { post_id: post.id });
     if (res.status === 200) updatePoll(post.id, res.body.poll_data);
     shown.get(post.id)?.el.setAttribute('data-live', 'true');
   } catch {
-    watchedPolls.delete(post.id);
+    // offline: the next connection reads again
   }
+}
+
+/** `data-live` marks a poll whose results move live (its room joined and read since). */
+function markLivePolls() {
+  for (const id of watchedPolls) shown.get(id)?.el.setAttribute('data-live', 'true');
 }
 
 function updateStats({ post_id, likes_count, comments_count, views_count }) {
