@@ -7,6 +7,9 @@ import { startTestApp, type TestApp } from '../helpers/test-app.js';
 import { aNeighbourhood, aPoll, aPost, aResidentOf, aWav } from '../builders/posts.js';
 import { PNG_1X1 } from '../helpers/images.js';
 import { QR_OPTIONS } from '../../src/http/display/display-qr.js';
+import { escapeHtml } from '../../src/http/display/display-page.js';
+import { loadConfig } from '../../src/platform/config.js';
+import { platform } from '../../src/platform/index.js';
 
 /**
  * The neighbourhood display, `GET /display/{location_id}`: the page itself over HTTP, then the live page in
@@ -102,6 +105,29 @@ describe('GET /display/{location_id}', () => {
     const missing = await app.http().get('/display/assets/nothing-here.js');
     expect(missing.status).toBe(404);
     expect(missing.body).toEqual({ detail: 'Not found.' });
+  });
+});
+
+describe('DISPLAY_FEED_URL', () => {
+  test('when it is set, then the QR code leads there with the place filled in', async () => {
+    const place = await aNeighbourhood(app);
+    const saved = platform.config.DISPLAY_FEED_URL;
+    platform.config.DISPLAY_FEED_URL = 'https://app.hyperlocal.example/places/{location_id}?from=display';
+    try {
+      const page = await app.http().get(`/display/${place.locationId}`);
+      const target = `https://app.hyperlocal.example/places/${place.locationId}?from=display`;
+      expect(page.text).toContain(`href="${escapeHtml(target)}"`);
+      expect(page.text).toContain(await QRCode.toString(target, QR_OPTIONS));
+    } finally {
+      platform.config.DISPLAY_FEED_URL = saved;
+    }
+  });
+
+  test('when it has no {location_id} or is not an absolute URL, then the service refuses to start, naming it', () => {
+    for (const value of ['https://app.example/places/', '/places/{location_id}']) {
+      expect(() => loadConfig({}, { DISPLAY_FEED_URL: value })).toThrow(/DISPLAY_FEED_URL/);
+    }
+    expect(loadConfig({}, { DISPLAY_FEED_URL: '' }).DISPLAY_FEED_URL).toBeUndefined();
   });
 });
 
