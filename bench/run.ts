@@ -20,6 +20,7 @@ import { formatKernelTable, runKernel } from './kernel/run.js';
  */
 const DB_CASES: BenchCase[] = [accountsCase, locationsCase, notificationsCase, postsCase];
 DB_CASES.push((await import('./cases/locations-naming.js')).locationsNamingCase);
+DB_CASES.push((await import('./cases/display.js')).displayCase);
 const ALL = [...DB_CASES.map((c) => c.name), 'kernel', 'startup', 'embedded'];
 const RESULTS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'results');
 
