@@ -311,6 +311,18 @@ describeInBrowser('the display in Chromium', () => {
     await page.close();
   });
 
+  test("when the screen prefers a dark scheme, then the page is dark unless ?theme=light forces light", async () => {
+    const place = await aNeighbourhood(app);
+    const context = await browser.newContext({ colorScheme: 'dark' });
+    const page = await context.newPage();
+    const background = () => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+    await page.goto(`${app.url}/display/${place.locationId}`);
+    expect(await background()).toBe('rgb(17, 19, 21)');
+    await page.goto(`${app.url}/display/${place.locationId}?theme=light`);
+    expect(await background()).toBe('rgb(244, 241, 234)');
+    await context.close();
+  });
+
   test('when the address names no place, then the browser shows the message', async () => {
     const missing = await browser.newPage();
     const res = await missing.goto(`${app.url}/display/${crypto.randomUUID()}`);

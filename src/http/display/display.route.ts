@@ -95,7 +95,7 @@ function contentSecurityPolicy(req: Request): string {
     "default-src 'self'",
     "script-src 'self'",
     "style-src 'self'",
-    `img-src 'self' data:${media}`,
+    `img-src 'self'${media}`,
     `connect-src 'self'${sockets}`,
     "font-src 'self'",
     "object-src 'none'",
