@@ -37,6 +37,7 @@ socket.on('post:created', (post) => {
   if (post.location !== locationId) return;
   if (!shown.has(post.id)) setPostCount(postCount + 1);
   upsertPost(post, true);
+  void watchPoll(post);
 });
 socket.on('post:deleted', ({ id }) => {
   if (removePost(id)) setPostCount(Math.max(0, postCount - 1));
@@ -89,8 +90,13 @@ async function catchUp() {
   for (const { post } of [...shown.values()]) {
     if (!fresh.has(post.id) && post.created_at >= oldest) removePost(post.id);
   }
-  for (const post of [...posts].reverse()) upsertPost(post, false);
+  // After a reconnection, what arrived while the page was away is new to whoever watches the screen.
+  const highlight = caughtUpOnce;
+  for (const post of [...posts].reverse()) upsertPost(post, highlight && !shown.has(post.id));
+  caughtUpOnce = true;
 }
+
+let caughtUpOnce = false;
 
 const openPolls = () => [...shown.values()].map(({ post }) => post).filter((post) => post.poll_data && !post.poll_data.is_expired);
 
@@ -123,7 +129,8 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 // ---------- posts ----------
 
-function upsertPost(post, isNew) {
+/** Show a post, or refresh it in place; `highlight` marks it as just arrived. */
+function upsertPost(post, highlight) {
   const known = shown.get(post.id);
   if (known) {
     known.post = post;
@@ -134,14 +141,13 @@ function upsertPost(post, isNew) {
     return;
   }
   const el = renderPost(post);
-  if (isNew) el.classList.add('post--new');
+  if (highlight) el.classList.add('post--new');
   shown.set(post.id, { post, el });
   // Newest first, by creation time (a catch-up may hand over posts older than some already shown).
   const after = [...postsList.children].find((other) => shown.get(other.dataset.postId)?.post.created_at < post.created_at);
   postsList.insertBefore(el, after ?? null);
   while (postsList.children.length > MAX_POSTS) removePost(postsList.lastElementChild.dataset.postId);
   document.body.classList.toggle('has-posts', shown.size > 0);
-  if (isNew) void watchPoll(post);
 }
 
 function removePost(id) {
