@@ -66,12 +66,13 @@ describe('GET /display/{location_id}', () => {
   });
 
   test('when the id is unknown or malformed, then 404 with a readable page saying the place does not exist', async () => {
-    for (const id of [crypto.randomUUID(), 'not-a-place', '1%3Cscript%3E']) {
-      const res = await app.http().get(`/display/${id}`);
+    for (const address of [`/display/${crypto.randomUUID()}`, '/display/not-a-place', '/display/1%3Cscript%3E', '/display/']) {
+      const res = await app.http().get(address);
       expect(res.status).toBe(404);
       expect(res.headers['content-type']).toMatch(/^text\/html/);
       expect(res.text).toContain('This place does not exist');
       expect(res.text).not.toContain('<script');
+      expect(res.headers['content-security-policy']).toContain("default-src 'self'");
     }
   });
 

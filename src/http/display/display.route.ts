@@ -25,6 +25,10 @@ export function displayRouter(): express.Router {
   const assets = { index: false, dotfiles: 'deny', maxAge: '5m' } as const;
   router.use('/display/assets/vendor', noSniff, express.static(SOCKET_IO_CLIENT_DIST, assets));
   router.use('/display/assets', noSniff, express.static(ASSETS_DIR, assets));
+  router.get(['/display', '/display/'], (req, res) => {
+    setPageHeaders(req, res);
+    res.status(404).send(missingPlacePage(themeOf(req.query.theme)));
+  });
   router.get(['/display/:location_id', '/display/:location_id/'], (req, res, next) => {
     servePage(req, res).catch(next);
   });
@@ -38,11 +42,7 @@ function noSniff(_req: Request, res: Response, next: NextFunction): void {
 
 async function servePage(req: Request, res: Response): Promise<void> {
   const theme = themeOf(req.query.theme);
-  res.setHeader('Content-Security-Policy', contentSecurityPolicy(req));
-  res.setHeader('X-Content-Type-Options', 'nosniff');
-  res.setHeader('Referrer-Policy', 'no-referrer');
-  res.setHeader('Cache-Control', 'no-store');
-  res.type('html');
+  setPageHeaders(req, res);
   const id = String(req.params.location_id);
   if (!isUuid(id)) return void res.status(404).send(missingPlacePage(theme));
   let location;
@@ -66,6 +66,14 @@ async function servePage(req: Request, res: Response): Promise<void> {
       theme,
     }),
   );
+}
+
+function setPageHeaders(req: Request, res: Response): void {
+  res.setHeader('Content-Security-Policy', contentSecurityPolicy(req));
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  res.setHeader('Referrer-Policy', 'no-referrer');
+  res.setHeader('Cache-Control', 'no-store');
+  res.type('html');
 }
 
 const themeOf = (value: unknown): DisplayTheme => (value === 'dark' || value === 'light' ? value : null);
