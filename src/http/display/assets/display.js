@@ -31,7 +31,11 @@ socket.on('disconnect', (reason) => {
   // The server closed this socket on purpose (a restart, a drain): socket.io does not retry that by itself.
   if (reason === 'io server disconnect') setTimeout(() => socket.connect(), 2000 + Math.random() * 3000);
 });
-socket.on('connect_error', () => setStatus('offline', 'Reconnecting…'));
+socket.on('connect_error', () => {
+  setStatus('offline', 'Reconnecting…');
+  // Refused by the server (a connection cap, say) rather than unreachable: socket.io leaves retrying to us.
+  if (!socket.active) setTimeout(() => socket.connect(), 10_000 + Math.random() * 10_000);
+});
 
 socket.on('post:created', (post) => {
   if (post.location !== locationId) return;
@@ -72,7 +76,10 @@ async function onConnect() {
     markLivePolls();
     setStatus('live', 'Live');
   } catch {
-    // A timeout: the socket is probably gone; its reconnection runs onConnect again.
+    // No answer in time. A socket that is gone runs onConnect again when it reconnects; a live one tries again.
+    setTimeout(() => {
+      if (socket.connected && document.body.dataset.status !== 'live') void onConnect();
+    }, 5000);
     return;
   }
   void refreshMarket();
