@@ -20,8 +20,10 @@ import { formatKernelTable, runKernel } from './kernel/run.js';
  */
 const DB_CASES: BenchCase[] = [accountsCase, locationsCase, notificationsCase, postsCase];
 DB_CASES.push((await import('./cases/locations-naming.js')).locationsNamingCase);
+DB_CASES.push((await import('./cases/messages-communities.js')).messagesCommunitiesCase);
+DB_CASES.push((await import('./cases/marketplace.js')).marketplaceCase);
 DB_CASES.push((await import('./cases/display.js')).displayCase);
-const ALL = [...DB_CASES.map((c) => c.name), 'kernel', 'startup', 'embedded'];
+const ALL = [...DB_CASES.map((c) => c.name), 'kernel', 'adapters', 'startup', 'embedded'];
 const RESULTS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'results');
 
 const numberFlag = (argv: string[], name: string): number | null => {
@@ -75,6 +77,14 @@ async function main() {
     const rows = await runKernel({ ...load, databases });
     console.log(formatKernelTable(rows, load));
     console.log(`  results: ${await writeResults('kernel', rows, { load })}`);
+  }
+  if (names.includes('adapters')) {
+    const argv = process.argv.slice(2);
+    const { runAdapters, formatAdapters } = await import('./adapters.js');
+    const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+    const rows = await runAdapters({ redisUrl, rooms: numberFlag(argv, 'rooms') ?? 2000, eventsPerRoom: numberFlag(argv, 'events') ?? 5 });
+    console.log(formatAdapters(rows));
+    console.log(`  results: ${await writeResults('adapters', rows, { redis: redisUrl.replace(/\/\/[^@]*@/, '//') })}`);
   }
   // Last, with the benchmark server stopped: the start-up runs must not share the CPU with it.
   if (names.includes('startup')) {

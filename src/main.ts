@@ -19,7 +19,7 @@ try {
 
 // The embedded database takes seconds to open, in a process of its own: start it before loading the app's
 // modules (a second or more through tsx), so that the two overlap. startServer waits for it.
-const startLog = createLogger(config.LOG_LEVEL);
+const startLog = createLogger(config.LOG_LEVEL, config.LOG_FORMAT);
 const embedded = config.DATABASE_URL ? undefined : startEmbeddedDatabase({ dataDir: path.join(config.dataDir, 'pglite') }, startLog);
 embedded?.catch(() => undefined); // reported where startServer awaits it, not as an unhandled rejection
 const { startServer } = await import('./server.js');

@@ -6,6 +6,12 @@ import { locationOperations } from './modules/locations/locations.op.js';
 import { postOperations } from './modules/posts/posts.op.js';
 import { compatPostOperations } from './modules/posts/compat.op.js';
 import { commentOperations } from './modules/comments/comments.op.js';
+import { communityOperations } from './modules/communities/communities.op.js';
+import { messageOperations } from './modules/messages/messages.op.js';
+import { storeOperations } from './modules/stores/stores.op.js';
+import { productOperations } from './modules/stores/products.op.js';
+import { orderOperations } from './modules/stores/orders.op.js';
+import { reviewOperations } from './modules/stores/reviews.op.js';
 
 /** Every operation of the service: mounted as REST routes, Socket.IO events and OpenAPI paths. */
 export const operations: readonly Operation[] = [
@@ -16,5 +22,11 @@ export const operations: readonly Operation[] = [
   ...postOperations,
   ...compatPostOperations,
   ...commentOperations,
+  ...communityOperations,
+  ...messageOperations,
+  ...storeOperations,
+  ...productOperations,
+  ...orderOperations,
+  ...reviewOperations,
 ];
 // Realtime channels (core/channels.ts) register themselves when their module's operations are imported here.

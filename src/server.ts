@@ -48,10 +48,13 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
     await bootstrapAdmin();
     const runner: OperationRunner = {
       rateLimits: platform.rateLimits,
+      defaultLimits: { readsPerMinute: config.RATE_LIMIT_DEFAULT_READS_PER_MINUTE, writesPerMinute: config.RATE_LIMIT_DEFAULT_WRITES_PER_MINUTE },
       onUnexpectedError: (err, op, ctx) => platform.log.error({ err, operation: op.name, requestId: ctx.requestId, transport: ctx.transport }, 'operation failed'),
+      onAnswered: (op, ctx, status, seconds) => platform.metrics.observeOperation(op.name, ctx.transport, status, seconds),
     };
     web = drainableServer(createHttpApp(served, runner));
     io = createRealtimeServer(web.server, served, runner, opts.realtime);
+    platform.metrics.watchRealtime(io);
     await new Promise<void>((resolve, reject) => {
       web.server.once('error', reject);
       web.server.listen(config.PORT, config.HOST, () => resolve());

@@ -35,6 +35,32 @@ async function ensureAuthors(bench: Bench): Promise<AuthUser[]> {
   return loadAuthUsers(bench.pool, 'username = ANY($1) ORDER BY username', [names]);
 }
 
+const COMMUNITY_MEMBERS = 10_000;
+
+/** The bench community (owned by the first bench user) with 10,000 members, generated in SQL once. */
+async function ensureCommunity(bench: Bench, owner: AuthUser): Promise<string> {
+  const existing = await bench.pool.query<{ id: string }>(`SELECT id FROM communities WHERE lower(name) = 'bench posts club'`);
+  if (existing.rows[0]) return existing.rows[0].id;
+  const { rows } = await bench.pool.query<{ id: string }>(
+    `INSERT INTO communities (name, description, category_id, owner_id, members_count)
+     SELECT 'Bench Posts Club', 'bench', (SELECT id FROM community_categories ORDER BY id LIMIT 1), $1::uuid, $2 RETURNING id`,
+    [owner.id, COMMUNITY_MEMBERS],
+  );
+  const id = rows[0].id;
+  await bench.pool.query(
+    `WITH u AS (
+       INSERT INTO users (email, username, display_name, password_hash, referral_code)
+       SELECT 'benchclub_' || g || '@bench.invalid', 'benchclub_' || g, 'benchclub_' || g, 'not-a-hash', 'BENCHCLUB' || g
+       FROM generate_series(1, $2 - ${USERS}) g ON CONFLICT DO NOTHING RETURNING id)
+     INSERT INTO community_members (community_id, user_id, role)
+     SELECT $1::uuid, id, 'member' FROM u
+     UNION ALL SELECT $1::uuid, id, CASE WHEN id = $3::uuid THEN 'owner' ELSE 'member' END FROM users WHERE username LIKE 'benchpost\_%'
+     ON CONFLICT DO NOTHING`,
+    [id, COMMUNITY_MEMBERS, owner.id],
+  );
+  return id;
+}
+
 /** `total` calls by `concurrency` workers: each call's latency, and calls per second over the whole run. */
 async function underLoad(total: number, fn: (i: number) => Promise<unknown>): Promise<{ samples: number[]; perSecond: number }> {
   const samples: number[] = [];
@@ -77,6 +103,13 @@ export const postsCase: BenchCase = {
     for (let i = 0; i < USERS; i++) spread.push(((await create(100_000 + i)).body as { id: string }).id);
     const spreadLoad = await underLoad(runs * 4, (i) => like(spread[(i * 7) % USERS], i));
     out.push({ name: 'posts.like toggle, concurrent, 200 posts', samples: spreadLoad.samples, note: rate(spreadLoad.perSecond) });
+
+    // A community post tells every other member (new_post): one set-based notifyMany over 10,000 members.
+    const community = await ensureCommunity(bench, users[0]);
+    const fanOut = await measure((i) => bench.call('posts.create', { post_type: 'text', content: `Community news ${i}`, community_id: community }, author(i)), { iterations: 5, warmup: 1 });
+    out.push({ name: `posts.create in a community of ${COMMUNITY_MEMBERS.toLocaleString('en')}`, samples: fanOut, note: `${COMMUNITY_MEMBERS - 1} new_post notifications per post` });
+    await bench.pool.query(`DELETE FROM notifications WHERE notification_type = 'new_post' AND target_id IN (SELECT id FROM posts WHERE community_id = $1)`, [community]);
+    await bench.pool.query('DELETE FROM posts WHERE community_id = $1', [community]);
     return out;
   },
 };

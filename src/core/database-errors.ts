@@ -23,4 +23,27 @@ export function isDatabaseTimeout(err: unknown): boolean {
   return false;
 }
 
+/**
+ * The database cannot be reached at all (a restart, a network cut): no connection (refused, reset, timed
+ * out), a connection that died under a query, or the server saying it is shutting down or starting
+ * (57P01-57P03), too many connections (53300) or a connection exception (class 08). The pool drops the dead
+ * clients and opens new ones once the server is back, so this passes without a restart of the service.
+ */
+const CONNECTION_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN', '57P01', '57P02', '57P03', '53300']);
+const CONNECTION_LOST_MESSAGES = ['Connection terminated unexpectedly', 'Connection terminated', 'Client has encountered a connection error and is not queryable'];
+
+export function isDatabaseConnectionLost(err: unknown): boolean {
+  for (let e = err as { code?: unknown; message?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) {
+    if (typeof e.code === 'string' && (CONNECTION_ERROR_CODES.has(e.code) || e.code.startsWith('08'))) return true;
+    if (typeof e.message === 'string' && CONNECTION_LOST_MESSAGES.includes(e.message)) return true;
+    // AggregateError (a refused connection to every address of "localhost") carries its errors in `errors`.
+    const inner = (e as { errors?: unknown }).errors;
+    if (Array.isArray(inner) && inner.some((x) => isDatabaseConnectionLost(x))) return true;
+  }
+  return false;
+}
+
+/** Busy or down: either way the caller should come back later (503 with Retry-After), not see a 500. */
+export const isDatabaseUnavailable = (err: unknown) => isDatabaseTimeout(err) || isDatabaseConnectionLost(err);
+
 export const serviceUnavailable = () => new AppError(503, { ...SERVICE_UNAVAILABLE_BODY }, { 'Retry-After': RETRY_AFTER_SECONDS });

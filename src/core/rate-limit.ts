@@ -18,19 +18,30 @@ const storedKey = (key: string) => (key.length <= 200 ? key : `sha256:${crypto.c
 export class RateLimits {
   private readonly limiters = new Map<string, RateLimiterAbstract>();
   private readonly enabled: boolean;
+  private readonly onFallback: (inMemory: boolean) => void;
+  /** Counting in memory because Redis is not ready: said once when it starts and once when it ends. */
+  private inMemory = false;
 
   constructor(
     private readonly redis: Redis | null,
     private readonly keyPrefix: string,
-    /** enabled: false (RATE_LIMITS=off) counts nothing; for benchmarks and load tests only. */
-    opts: { enabled?: boolean } = {},
+    /**
+     * enabled: false (RATE_LIMITS=off) counts nothing; for benchmarks and load tests only.
+     * onFallback(true) when counting falls back to memory (Redis not ready), onFallback(false) when Redis counts again.
+     */
+    opts: { enabled?: boolean; onFallback?: (inMemory: boolean) => void } = {},
   ) {
     this.enabled = opts.enabled ?? true;
+    this.onFallback = opts.onFallback ?? (() => undefined);
   }
 
   /** Count one request against `bucket`; throws 429 with Retry-After when the budget is spent. */
   async consume(bucket: string, key: string, points: number, durationSeconds: number): Promise<void> {
     if (!this.enabled) return;
+    if (this.redis && (this.redis.status !== 'ready') !== this.inMemory) {
+      this.inMemory = !this.inMemory;
+      this.onFallback(this.inMemory);
+    }
     const limiter = this.limiter(bucket, points, durationSeconds);
     try {
       await limiter.consume(storedKey(key));

@@ -2,8 +2,9 @@ import type { RequestContext } from './context.js';
 import type { Operation, OperationResult, RateLimitRule } from './operation.js';
 import { AppError, INTERNAL_ERROR_BODY, forbidden, invalidToken, notAuthenticated } from './errors.js';
 import { zodToFieldErrors } from './validation.js';
-import { isDatabaseTimeout, serviceUnavailable } from './database-errors.js';
+import { isDatabaseUnavailable, serviceUnavailable } from './database-errors.js';
 import type { RateLimits } from './rate-limit.js';
+import { effectiveRateLimits, isCallerKeyed, type DefaultRateLimits } from './operation-limits.js';
 
 /**
  * The single place where the house rules of an operation are enforced, for REST and socket alike:
@@ -17,7 +18,11 @@ import type { RateLimits } from './rate-limit.js';
  */
 export interface OperationRunner {
   rateLimits: RateLimits;
+  /** Limits of operations that declare none per caller (operation-limits.ts); built-in defaults when absent. */
+  defaultLimits?: DefaultRateLimits;
   onUnexpectedError: (err: unknown, op: Operation, ctx: RequestContext) => void;
+  /** Told of every answered call, refusals included, with the seconds since the transport received it. */
+  onAnswered?: (op: Operation, ctx: RequestContext, status: number, seconds: number) => void;
 }
 
 /** Admission, then the rest: what a transport that already holds the whole input calls. */
@@ -33,7 +38,7 @@ export async function runOperation(runner: OperationRunner, op: Operation, rawIn
 export async function admitOperation(runner: OperationRunner, op: Operation, ctx: RequestContext): Promise<OperationResult | null> {
   try {
     checkAuth(op, ctx);
-    for (const rule of (op.rateLimits ?? []).filter(isCallerKeyed)) {
+    for (const rule of effectiveRateLimits(op, runner.defaultLimits).filter(isCallerKeyed)) {
       const key = rule.key === 'ip' ? ctx.ip : (ctx.user?.id ?? ctx.ip);
       if (key) await runner.rateLimits.consume(`${op.name}:${rule.name}`, key, rule.points, rule.durationSeconds);
     }
@@ -60,10 +65,9 @@ export async function runAdmittedOperation(runner: OperationRunner, op: Operatio
   }
 }
 
-const isCallerKeyed = (rule: RateLimitRule): rule is RateLimitRule & { key: 'ip' | 'user' } => rule.key === 'ip' || rule.key === 'user';
 
 function failure(runner: OperationRunner, op: Operation, ctx: RequestContext, err: unknown): OperationResult {
-  if (isDatabaseTimeout(err)) {
+  if (isDatabaseUnavailable(err)) {
     // Logged like a failure (someone should look at a slow statement or a full pool), answered 503.
     runner.onUnexpectedError(err, op, ctx);
     const unavailable = serviceUnavailable();

@@ -2,7 +2,6 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import express, { type RequestHandler } from 'express';
 import cookieParser from 'cookie-parser';
-import { sql } from 'drizzle-orm';
 import type { Operation } from '../core/operation.js';
 import type { OperationRunner } from '../core/run-operation.js';
 import { platform } from '../platform/index.js';
@@ -14,6 +13,8 @@ import { errorHandler, notFoundHandler } from './errors.js';
 import { requestBaseUrl } from './context.js';
 import { isTrustedProxy } from '../core/client-address.js';
 import { requestLogger } from './request-log.js';
+import { metricsRoute } from './metrics-route.js';
+import { health } from './health.js';
 import { displayRouter } from './display/display.route.js';
 
 /** The Express application: middleware, health, docs, media, and every operation as a route. */
@@ -32,14 +33,9 @@ export function createHttpApp(operations: readonly Operation[], runner: Operatio
   // when an Authorization header is sent) sets up what it needs, and sessions are not used.
   configurePassport();
 
-  app.get('/health', async (_req, res) => {
-    try {
-      await platform.db.execute(sql`select 1`);
-      res.json({ status: 'ok' });
-    } catch {
-      res.status(503).json({ status: 'unavailable' });
-    }
-  });
+  app.get('/health', health);
+
+  if (config.METRICS_TOKEN) app.get('/metrics', metricsRoute(platform.metrics, config.METRICS_TOKEN));
 
   const swaggerDir = path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
   app.get('/api/docs/openapi.json', (req, res) => res.json(openApiDocument(operations, requestBaseUrl(req))));

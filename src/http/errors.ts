@@ -1,7 +1,7 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import multer from 'multer';
 import { INTERNAL_ERROR_BODY, MESSAGES } from '../core/errors.js';
-import { isDatabaseTimeout, SERVICE_UNAVAILABLE_BODY } from '../core/database-errors.js';
+import { isDatabaseUnavailable, SERVICE_UNAVAILABLE_BODY } from '../core/database-errors.js';
 
 const MULTER_MESSAGES: Record<string, string> = {
   LIMIT_FILE_SIZE: 'The file is too large.',
@@ -36,6 +36,6 @@ export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
   if (status && status >= 400 && status < 500) return void res.status(status).json({ detail: (err as Error).message });
   req.log?.error({ err }, 'unhandled error');
   // The caller's check (passport's user lookup) ran out of database time: busy, not broken.
-  if (isDatabaseTimeout(err)) return void res.status(503).setHeader('Retry-After', '5').json(SERVICE_UNAVAILABLE_BODY);
+  if (isDatabaseUnavailable(err)) return void res.status(503).setHeader('Retry-After', '5').json(SERVICE_UNAVAILABLE_BODY);
   res.status(500).json(INTERNAL_ERROR_BODY);
 };

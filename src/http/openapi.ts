@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Operation } from '../core/operation.js';
 import { zBadRequest, zDetailError } from '../core/response-schemas.js';
+import { effectiveRateLimits } from '../core/operation-limits.js';
 
 /**
  * OpenAPI 3.1 generated from the operation table: one operation per route, operationId = the
@@ -52,7 +53,7 @@ export function openApiDocument(operations: readonly Operation[], serverUrl?: st
         ...(op.auth !== 'public' ? { 401: errorResponse('No valid access token', zDetailError) } : {}),
         ...(op.auth === 'staff' || op.auth === 'admin' ? { 403: errorResponse('The caller lacks the rights', zDetailError) } : {}),
         ...(pathParams.length ? { 404: errorResponse('No such resource', zDetailError) } : {}),
-        ...(op.rateLimits?.length ? { 429: { ...errorResponse('Rate limit spent', zDetailError), headers: { 'Retry-After': { schema: { type: 'integer' } } } } } : {}),
+        ...(effectiveRateLimits(op).length ? { 429: { ...errorResponse('Rate limit spent', zDetailError), headers: { 'Retry-After': { schema: { type: 'integer' } } } } } : {}),
       },
     };
     (paths[op.path] ??= {})[op.method.toLowerCase()] = entry;

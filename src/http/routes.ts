@@ -1,6 +1,7 @@
 import express, { type Request, type Response, type NextFunction, type RequestHandler } from 'express';
 import type { Operation, OperationResult } from '../core/operation.js';
 import { admitOperation, runAdmittedOperation, type OperationRunner } from '../core/run-operation.js';
+import type { RequestContext } from '../core/context.js';
 import { authenticate } from './auth.js';
 import { httpContext } from './context.js';
 import { multipartFor } from './multipart.js';
@@ -35,8 +36,11 @@ export function operationRouter(operations: readonly Operation[], runner: Operat
 }
 
 async function admit(op: Operation, runner: OperationRunner, req: Request, res: Response, next: NextFunction): Promise<void> {
-  const refusal = await admitOperation(runner, op, httpContext(req, res));
+  res.locals.operationStartedAt = performance.now();
+  const ctx = httpContext(req, res);
+  const refusal = await admitOperation(runner, op, ctx);
   if (!refusal) return next();
+  answered(runner, op, ctx, res, refusal.status);
   // The body is left unread; closing the connection spares the client sending the rest of it.
   if (!req.complete) res.setHeader('Connection', 'close');
   send(res, refusal);
@@ -51,8 +55,14 @@ async function serve(op: Operation, runner: OperationRunner, req: Request, res: 
     if (got?.length) input[field.name] = field.maxCount === 1 ? got[0] : got;
   }
   Object.assign(input, req.params);
-  const result = await runAdmittedOperation(runner, op, input, httpContext(req, res));
+  const ctx = httpContext(req, res);
+  const result = await runAdmittedOperation(runner, op, input, ctx);
+  answered(runner, op, ctx, res, result.status);
   send(res, result);
+}
+
+function answered(runner: OperationRunner, op: Operation, ctx: RequestContext, res: Response, status: number): void {
+  runner.onAnswered?.(op, ctx, status, (performance.now() - (res.locals.operationStartedAt as number)) / 1000);
 }
 
 export function send(res: Response, result: OperationResult): void {

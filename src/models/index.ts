@@ -5,3 +5,8 @@ export * from './notifications.js';
 export * from './location-suggestions.js';
 export * from './posts.js';
 export * from './comments.js';
+export * from './communities.js';
+export * from './messages.js';
+export * from './stores.js';
+export * from './products.js';
+export * from './orders.js';

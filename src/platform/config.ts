@@ -63,10 +63,27 @@ const schema = z.object({
       }),
   ),
   LOG_LEVEL: z.string().default('info'),
+  /** `pretty`: human-readable lines; `json`: one JSON object per line. Default: pretty on a terminal, JSON otherwise. */
+  LOG_FORMAT: z.enum(['pretty', 'json']).optional(),
+  /** Serves GET /metrics (Prometheus text) to callers presenting it as a bearer token; unset: no /metrics. */
+  METRICS_TOKEN: z.preprocess((v) => (v === '' ? undefined : v), z.string().min(16, 'must be at least 16 characters').optional()),
   /** Prefix of rate-limit keys in Redis; tests give each app its own. */
   RATE_LIMIT_PREFIX: z.string().default('rl'),
   /** `off` disables operation rate limits: for benchmarks and load tests only (DESIGN.md section 6). */
   RATE_LIMITS: z.enum(['on', 'off']).default('on'),
+  /** Operations that declare no limit of their own (per user, per IP for anonymous callers): reads (GET) and writes, per minute. */
+  RATE_LIMIT_DEFAULT_READS_PER_MINUTE: z.coerce.number().int().positive().default(600),
+  RATE_LIMIT_DEFAULT_WRITES_PER_MINUTE: z.coerce.number().int().positive().default(120),
+  /** Socket.IO cross-node adapter with REDIS_URL: `classic` (PUBLISH on one channel) or `sharded` (Redis 7 SPUBLISH, a channel per room). */
+  REDIS_ADAPTER: z.enum(['classic', 'sharded']).default('classic'),
+  /** Live sockets one user may hold across the cluster (counted per node without Redis); beyond: connect_error. */
+  SOCKET_MAX_CONNECTIONS_PER_USER: z.coerce.number().int().positive().default(20),
+  /** Live sockets one client address may hold (anonymous and signed-in alike). */
+  SOCKET_MAX_CONNECTIONS_PER_IP: z.coerce.number().int().positive().default(500),
+  /** Events one socket may send per second; beyond, an event is answered 429 (and not run). */
+  SOCKET_EVENTS_PER_SECOND: z.coerce.number().int().positive().default(20),
+  /** Largest Socket.IO message (maxHttpBufferSize); a larger one closes the connection (Engine.IO's rule). */
+  SOCKET_MAX_PAYLOAD_BYTES: z.coerce.number().int().positive().default(1_000_000),
   /** A rotated refresh token presented again this soon gets the same successor (two tabs refreshing at once). */
   REFRESH_REUSE_GRACE_SECONDS: z.coerce.number().int().min(0).max(300).default(20),
   /** Largest JSON body accepted. */

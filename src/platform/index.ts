@@ -10,6 +10,7 @@ import { resolveJwtSecret, signingKey } from './secrets.js';
 import type { KeyObject } from 'node:crypto';
 import { startEmbeddedDatabase, type EmbeddedDatabase } from './embedded-db.js';
 import { RateLimits } from '../core/rate-limit.js';
+import { Metrics } from './metrics.js';
 
 /**
  * The connections to the outside world, opened once at start and shared by every module.
@@ -27,6 +28,8 @@ export interface Platform {
   /** jwtSecret as a KeyObject, made once: jsonwebtoken re-parses a string secret on every call. */
   jwtKey: KeyObject;
   rateLimits: RateLimits;
+  /** Counters and gauges served at GET /metrics when METRICS_TOKEN is set. */
+  metrics: Metrics;
   embedded: { stop(): Promise<void> } | null;
 }
 
@@ -39,7 +42,7 @@ export interface PlatformOptions {
   embedded?: Promise<EmbeddedDatabase>;
 }
 
-export async function startPlatform(config: Config, log: Logger = createLogger(config.LOG_LEVEL), opts: PlatformOptions = {}): Promise<Platform> {
+export async function startPlatform(config: Config, log: Logger = createLogger(config.LOG_LEVEL, config.LOG_FORMAT), opts: PlatformOptions = {}): Promise<Platform> {
   let connectionString = config.DATABASE_URL;
   let embedded: Platform['embedded'] = null;
   if (!connectionString) {
@@ -70,8 +73,12 @@ export async function startPlatform(config: Config, log: Logger = createLogger(c
   // Serve only once Redis answers: until then rate limits count in this node's memory (the insurance limiter),
   // and a budget split between memory and Redis would let a client past it. A Redis that stays down does not
   // stop the start; the insurance limiter covers it and the service says so.
-  if (redis && !(await redisReady(redis, REDIS_READY_WAIT_MS))) log.warn('Redis is not ready: rate limits count in memory until it is');
+  const ready = redis ? await redisReady(redis, REDIS_READY_WAIT_MS) : false;
+  if (redis && !ready) log.warn('Redis is not ready: rate limits count in memory until it is');
+  if (redis && ready && config.REDIS_ADAPTER === 'sharded') await requireShardedPubSub(redis, database, embedded);
 
+  const metrics = new Metrics();
+  metrics.watchPool(database.pool);
   const jwtSecret = resolveJwtSecret(config.JWT_SECRET, config.dataDir, log);
   Object.assign(platform, {
     config,
@@ -83,7 +90,14 @@ export async function startPlatform(config: Config, log: Logger = createLogger(c
     mailer: createMailer(config, log),
     jwtSecret,
     jwtKey: signingKey(jwtSecret),
-    rateLimits: new RateLimits(redis, config.RATE_LIMIT_PREFIX, { enabled: config.RATE_LIMITS === 'on' }),
+    rateLimits: new RateLimits(redis, config.RATE_LIMIT_PREFIX, {
+      enabled: config.RATE_LIMITS === 'on',
+      onFallback: (inMemory) =>
+        inMemory
+          ? log.warn('Redis is unavailable: rate limits count in this node\'s memory until it is back')
+          : log.info('Redis is back: rate limits count in Redis again'),
+    }),
+    metrics,
     embedded,
   } satisfies Platform);
   if (!config.PUBLIC_BASE_URL && config.NODE_ENV === 'production') {
@@ -113,4 +127,18 @@ function redisReady(redis: Redis, waitMs: number): Promise<boolean> {
     }
     redis.once('ready', onReady);
   });
+}
+
+/**
+ * REDIS_ADAPTER=sharded needs sharded pub/sub (SSUBSCRIBE/SPUBLISH), which Redis has from 7.0 on: an older
+ * server would accept the connection and then refuse every subscription, so the start is refused instead.
+ */
+async function requireShardedPubSub(redis: Redis, database: Database, embedded: Platform['embedded']): Promise<void> {
+  const info = await redis.info('server');
+  const version = /redis_version:(\d+)\.(\d+)/.exec(info);
+  if (version && Number(version[1]) >= 7) return;
+  await redis.quit().catch(() => undefined);
+  await database.close().catch(() => undefined);
+  await embedded?.stop();
+  throw new Error(`REDIS_ADAPTER=sharded needs Redis 7 or later (sharded pub/sub, SSUBSCRIBE); this Redis is ${version ? `${version[1]}.${version[2]}` : 'of an unknown version'}`);
 }

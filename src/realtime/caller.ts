@@ -3,7 +3,7 @@ import type { AuthUser, RequestContext } from '../core/context.js';
 import { channelOfRoom } from '../core/channels.js';
 import { INTERNAL_ERROR_BODY } from '../core/errors.js';
 import { clientAddress, isTrustedProxy } from '../core/client-address.js';
-import { isDatabaseTimeout, SERVICE_UNAVAILABLE_BODY } from '../core/database-errors.js';
+import { isDatabaseUnavailable, SERVICE_UNAVAILABLE_BODY } from '../core/database-errors.js';
 import { platform } from '../platform/index.js';
 import { userFromAccessClaims, type AccessClaims } from '../modules/accounts/tokens.js';
 import type { Clock } from './clock.js';
@@ -80,7 +80,7 @@ export async function withCaller<R extends { status: number; body: unknown }>(
   } catch (err) {
     platform.log.error({ err }, 'could not check the caller of a socket event');
     // Out of database time (a full pool, a slow server) is busy, not broken: 503, as REST answers it.
-    if (isDatabaseTimeout(err)) return { status: 503, body: { ...SERVICE_UNAVAILABLE_BODY } };
+    if (isDatabaseUnavailable(err)) return { status: 503, body: { ...SERVICE_UNAVAILABLE_BODY } };
     return { status: 500, body: INTERNAL_ERROR_BODY };
   }
   return fn(ctx);

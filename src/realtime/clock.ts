@@ -1,3 +1,5 @@
+import type { AuthUser } from '../core/context.js';
+import type { AccessClaims } from '../modules/accounts/tokens.js';
 /**
  * Time as the realtime layer sees it: token expiry on live sockets and the caller cache's age. Injectable so
  * that tests drive expiry in milliseconds instead of waiting for it (createRealtimeServer's `clock` option).
@@ -15,6 +17,8 @@ export interface Clock {
 export interface RealtimeDeps {
   clock: Clock;
   locationOf: (userId: string) => Promise<string | null>;
+  /** The token check of the handshake and of auth:renew (tests hold it to order a race). */
+  authenticate: (token: string) => Promise<{ user: AuthUser; claims: AccessClaims; expiresAt: number } | null>;
 }
 
 export const systemClock: Clock = {

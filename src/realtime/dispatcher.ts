@@ -6,7 +6,9 @@ import { callerContext, withCaller } from './caller.js';
 import type { RealtimeDeps } from './clock.js';
 import { endSession, renewSession } from './session.js';
 import { handleSubscribe, handleUnsubscribe } from './subscriptions.js';
+import { createTypingHandler } from './typing.js';
 import type { Ack, AppSocket } from './socket-types.js';
+import { ConnectionCaps, overEventBudget } from './socket-limits.js';
 
 type Result = { status: number; body: unknown };
 type EventHandler = (socket: AppSocket, input: Record<string, unknown>) => Promise<Result>;
@@ -21,19 +23,28 @@ const NOT_FOUND: Result = { status: 404, body: { detail: MESSAGES.notFound } };
  * name is acked 404. It runs as a socket middleware that never passes the packet on, so no event name, not
  * even `error`, reaches the socket's EventEmitter.
  */
-export function createDispatcher(operations: readonly Operation[], runner: OperationRunner, deps: RealtimeDeps) {
+export function createDispatcher(operations: readonly Operation[], runner: OperationRunner, deps: RealtimeDeps, limits: { eventsPerSecond: number; caps: ConnectionCaps }) {
   const { clock } = deps;
   const handlers = new Map<string, EventHandler>();
   for (const op of operations) {
     handlers.set(op.name, async (socket, input) => {
-      const result = await withCaller(socket, clock, (ctx) => runOperation(runner, op, input, ctx));
-      if ('endsSession' in result && result.endsSession) await endSession(socket, deps);
+      const startedAt = performance.now();
+      const result = await withCaller(socket, clock, async (ctx) => {
+        const answer = await runOperation(runner, op, input, ctx);
+        runner.onAnswered?.(op, ctx, answer.status, (performance.now() - startedAt) / 1000);
+        return answer;
+      });
+      if ('endsSession' in result && result.endsSession) {
+        await endSession(socket, deps);
+        limits.caps.releaseUser(socket);
+      }
       return { status: result.status, body: result.body ?? null };
     });
   }
   handlers.set('subscribe', (socket, input) => handleSubscribe(socket, input, () => callerContext(socket, clock)));
   handlers.set('unsubscribe', (socket, input) => handleUnsubscribe(socket, input));
-  handlers.set('auth:renew', (socket, input) => renewSession(socket, input, deps));
+  handlers.set('auth:renew', (socket, input) => renewSession(socket, input, deps, limits.caps));
+  handlers.set('typing', createTypingHandler(clock));
 
   async function dispatch(socket: AppSocket, packet: unknown[]): Promise<void> {
     const [name, ...args] = packet;
@@ -42,7 +53,7 @@ export function createDispatcher(operations: readonly Operation[], runner: Opera
     const handler = typeof name === 'string' ? handlers.get(name) : undefined;
     let result: Result;
     try {
-      result = handler ? await handler(socket, asInput(args[0])) : NOT_FOUND;
+      result = overEventBudget(socket, limits.eventsPerSecond, clock.now()) ?? (handler ? await handler(socket, asInput(args[0])) : NOT_FOUND);
     } catch (err) {
       platform.log.error({ err, event: typeof name === 'string' ? name.slice(0, 100) : typeof name }, 'socket event failed');
       result = { status: 500, body: INTERNAL_ERROR_BODY };

@@ -16,6 +16,16 @@ type DomainEventRoutes = { [K in RoutedEventName]: (node: RealtimeNode, payload:
 export const domainEventRoutes: DomainEventRoutes = {
   'notification.created': ({ io }, { userId, notification }) => io.to(userRoom(userId)).emit('notification:created', notification),
   'notification.updated': ({ io }, { userId, notification }) => io.to(userRoom(userId)).emit('notification:updated', notification),
+  // Every participant's devices, the sender's other devices included.
+  // (An empty room list would broadcast to every socket: never emit without rooms.)
+  'message.created': ({ io }, { participantIds, message }) => {
+    if (participantIds.length) io.to(participantIds.map(userRoom)).emit('message:created', message);
+  },
+  'conversation.read': ({ io }, { recipientIds, read }) => {
+    if (recipientIds.length) io.to(recipientIds.map(userRoom)).emit('conversation:read', read);
+  },
+  'order.created': ({ io }, { sellerId, order }) => io.to(userRoom(sellerId)).emit('order:created', order),
+  'order.updated': ({ io }, { buyerId, order }) => io.to(userRoom(buyerId)).emit('order:updated', order),
   'location.updated': ({ io }, { location }) => io.to(locationAudience(location.id)).emit('location:updated', location),
   // Every device of the user follows it to the new location's residents' room, on every node.
   'user.location_changed': (node, { userId, toLocationId }) => node.broadcast({ kind: 'location_changed', userId, toLocationId }),

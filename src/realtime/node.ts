@@ -40,6 +40,14 @@ export class RealtimeNode {
     if (this.clustered) this.io.serverSideEmit(NODE_MESSAGE, message);
   }
 
+  /**
+   * Messages from other nodes may have been lost (Redis was away): every cached caller on this node is
+   * dropped, so each socket's next event checks its caller against the database again.
+   */
+  forgetEveryCaller(): void {
+    for (const socket of this.io.of('/').sockets.values()) forgetCaller(socket as AppSocket);
+  }
+
   private apply(message: NodeMessage): void {
     for (const socket of localSocketsIn(this.io, userRoom(message.userId))) {
       try {

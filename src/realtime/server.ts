@@ -1,13 +1,13 @@
 import type http from 'node:http';
 import { Server, type Socket } from 'socket.io';
-import { createAdapter } from '@socket.io/redis-adapter';
-import { guardPublishes } from './redis-publisher.js';
+import { clusterAdapter } from './adapter.js';
 import type { Operation } from '../core/operation.js';
 import type { OperationRunner } from '../core/run-operation.js';
 import { domainEvents } from '../core/events.js';
 import { platform } from '../platform/index.js';
 import { authenticateAccessToken } from '../modules/accounts/tokens.js';
-import { startSession } from './caller.js';
+import { socketContext, startSession } from './caller.js';
+import { ConnectionCaps } from './socket-limits.js';
 import { systemClock, type Clock, type RealtimeDeps } from './clock.js';
 import { currentLocationId } from '../modules/users/users.queries.js';
 import { createDispatcher } from './dispatcher.js';
@@ -32,49 +32,74 @@ export interface RealtimeOptions {
   adapterKey?: string;
   /** Where a user lives now (residents' rooms); tests hold these reads to put a race in a chosen order. */
   locationOf?: (userId: string) => Promise<string | null>;
+  /** The token check of the handshake and auth:renew; tests hold it to put a race in a chosen order. */
+  authenticate?: RealtimeDeps['authenticate'];
 }
 
 export function createRealtimeServer(httpServer: http.Server, operations: readonly Operation[], runner: OperationRunner, options: RealtimeOptions = {}): Server {
-  const deps: RealtimeDeps = { clock: options.clock ?? systemClock, locationOf: options.locationOf ?? currentLocationId };
+  const deps: RealtimeDeps = {
+    clock: options.clock ?? systemClock,
+    locationOf: options.locationOf ?? currentLocationId,
+    authenticate: options.authenticate ?? authenticateAccessToken,
+  };
   const { clock } = deps;
+  const { config } = platform;
   const io = new Server(httpServer, {
     path: '/socket.io/',
-    cors: { origin: platform.config.CORS_ORIGINS === '*' ? true : platform.config.CORS_ORIGINS.split(',').map((o) => o.trim()), credentials: true },
-    maxHttpBufferSize: 1e6,
+    cors: { origin: config.CORS_ORIGINS === '*' ? true : config.CORS_ORIGINS.split(',').map((o) => o.trim()), credentials: true },
+    // A larger message closes the connection (Engine.IO's rule); the largest operation input is far below.
+    maxHttpBufferSize: config.SOCKET_MAX_PAYLOAD_BYTES,
   });
 
-  if (platform.redis) {
-    // Events emitted on one node reach sockets connected to every node.
-    const pub = guardPublishes(platform.redis.duplicate(), (err) => platform.log.warn({ err }, 'a realtime event could not reach the other nodes'));
-    const sub = platform.redis.duplicate();
-    io.adapter(createAdapter(pub, sub, options.adapterKey ? { key: options.adapterKey } : {}));
-    httpServer.on('close', () => {
-      // quit, not disconnect: the adapter's (un)subscribe commands may still be queued (a server stopped
-      // right after it started), and disconnect rejects them with no one listening, an unhandled
-      // rejection that ends the process. quit lets them finish first.
-      pub.quit().catch(() => undefined);
-      sub.quit().catch(() => undefined);
-    });
+  // Events emitted on one node reach sockets connected to every node.
+  const adapter = platform.redis ? clusterAdapter(platform.redis, config.REDIS_ADAPTER, options.adapterKey) : null;
+  if (adapter) {
+    io.adapter(adapter.factory);
+    httpServer.on('close', () => adapter.close());
   }
-  const node = new RealtimeNode(io, deps, Boolean(platform.redis));
-  const attachDispatcher = createDispatcher(operations, runner, deps);
+  const node = new RealtimeNode(io, deps, adapter !== null);
+  // Node messages sent while this node's subscriber was away are lost: drop every cached caller once it is back.
+  let subscriberLost = false;
+  adapter?.sub.on('close', () => (subscriberLost = true));
+  adapter?.sub.on('ready', () => {
+    if (!subscriberLost) return;
+    subscriberLost = false;
+    platform.log.info('Redis is back: realtime callers are checked again');
+    node.forgetEveryCaller();
+  });
+  const caps = new ConnectionCaps({
+    maxConnectionsPerUser: config.SOCKET_MAX_CONNECTIONS_PER_USER,
+    maxConnectionsPerIp: config.SOCKET_MAX_CONNECTIONS_PER_IP,
+    eventsPerSecond: config.SOCKET_EVENTS_PER_SECOND,
+  });
+  // RATE_LIMITS=off (load tests, benchmarks) lifts the event budget with the operation limits; the caps stay.
+  const eventsPerSecond = config.RATE_LIMITS === 'off' ? Number.POSITIVE_INFINITY : config.SOCKET_EVENTS_PER_SECOND;
+  const attachDispatcher = createDispatcher(operations, runner, deps, { eventsPerSecond, caps });
 
   io.use(async (socket: AppSocket, next) => {
     socket.data.session = null;
     socket.data.residencySeq = 0;
     socket.data.accessEpoch = 0;
     const token = handshakeToken(socket);
-    if (token === undefined) return next();
-    const auth = token ? await authenticateAccessToken(token).catch(() => null) : null;
-    if (!auth) return next(new Error('unauthorized'));
-    startSession(socket, auth, clock);
+    const auth = token ? await deps.authenticate(token).catch(() => null) : null;
+    if (token !== undefined && !auth) return next(new Error('unauthorized'));
+    // Counted only once the socket is known to be admitted; released when it disconnects (or is refused here).
+    const refusal = caps.admitAddress(socket, socketContext(socket, null).ip) ?? (auth ? caps.admitUser(socket, auth.user.id) : null);
+    if (refusal) {
+      caps.release(socket);
+      return next(tooManyConnections(refusal));
+    }
+    if (auth) startSession(socket, auth, clock);
     next();
   });
 
   io.on('connection', (socket: AppSocket) => {
     // The dispatcher first: a client may emit as soon as it is connected, before its rooms are joined.
     attachDispatcher(socket);
-    socket.on('disconnect', () => cancelExpiry(socket, clock));
+    socket.on('disconnect', () => {
+      cancelExpiry(socket, clock);
+      caps.release(socket);
+    });
     if (!socket.data.session) return;
     scheduleExpiry(socket, clock);
     joinOwnRooms(socket, deps);
@@ -83,6 +108,7 @@ export function createRealtimeServer(httpServer: http.Server, operations: readon
   const unsubscribe = domainEvents.subscribe((event) => {
     try {
       routeDomainEvent(node, event);
+      platform.metrics.countEventPushed(event.name);
     } catch (err) {
       platform.log.error({ err, event: event.name }, 'failed to push a domain event');
     }
@@ -104,3 +130,10 @@ function handshakeToken(socket: Socket): string | undefined {
 }
 
 export type { AppSocket, SocketData } from './socket-types.js';
+
+/** A refused connection: the client's `connect_error` carries the message and `data: {status: 429, detail}`. */
+function tooManyConnections(message: string): Error {
+  const err = new Error(message) as Error & { data?: unknown };
+  err.data = { status: 429, detail: message };
+  return err;
+}

@@ -1,13 +1,13 @@
 import { z } from 'zod';
 import { invalidToken } from '../core/errors.js';
 import { zodToFieldErrors } from '../core/validation.js';
-import { authenticateAccessToken } from '../modules/accounts/tokens.js';
-import { socketContext, startSession } from './caller.js';
+import { forgetCaller, socketContext, startSession } from './caller.js';
 import type { RealtimeDeps } from './clock.js';
 import { cancelExpiry, scheduleExpiry } from './expiry.js';
 import { leaveResidency, reconcileResidency } from './residency.js';
 import { userRoom } from './rooms.js';
 import type { AppSocket } from './socket-types.js';
+import type { ConnectionCaps } from './socket-limits.js';
 import { reauthorizeSubscriptions } from './subscriptions.js';
 
 /** Signing a socket in (handshake, auth:renew) and out (an operation that ends the session: logout). */
@@ -22,18 +22,41 @@ export function joinOwnRooms(socket: AppSocket, deps: RealtimeDeps): void {
 
 const renewInput = z.object({ token: z.string({ error: (issue) => (issue.input === undefined ? 'This field is required.' : 'Not a valid string.') }) });
 
-/** `auth:renew {token}`: a fresh token for the same user keeps the socket alive; an anonymous socket signs in. */
-export async function renewSession(socket: AppSocket, rawInput: unknown, deps: RealtimeDeps): Promise<{ status: number; body: unknown }> {
+/**
+ * `auth:renew {token}`: a fresh token for the same user keeps the socket alive; an anonymous socket signs in.
+ *
+ * The token is checked against the database, and a change about the user (logout, revoked family, reset,
+ * deactivation: `caller_changed`) may reach this node while that read runs. Its recheck of the socket then
+ * sees a session that the renewal is about to replace, and the renewal would cache a caller read before the
+ * change. So a renewal during which the socket's access changed reads again, until one read saw no change.
+ */
+const RENEW_READS = 3;
+
+export async function renewSession(socket: AppSocket, rawInput: unknown, deps: RealtimeDeps, caps?: ConnectionCaps): Promise<{ status: number; body: unknown }> {
   const parsed = renewInput.safeParse(rawInput);
   if (!parsed.success) return { status: 400, body: zodToFieldErrors(parsed.error) };
-  const auth = await authenticateAccessToken(parsed.data.token.replace(/^Bearer\s+/i, ''));
+  const token = parsed.data.token.replace(/^Bearer\s+/i, '');
+  let auth: Awaited<ReturnType<RealtimeDeps['authenticate']>> = null;
+  let settled = false;
+  for (let read = 0; read < RENEW_READS && !settled; read++) {
+    const epoch = socket.data.accessEpoch;
+    auth = await deps.authenticate(token);
+    settled = epoch === socket.data.accessEpoch;
+    if (!auth) break;
+  }
   const current = socket.data.session;
   if (!auth || (current && auth.user.id !== current.user.id)) {
     const refused = invalidToken();
     return { status: refused.status, body: refused.body };
   }
   if (!socket.connected) return { status: 200, body: { expires_at: new Date(auth.expiresAt).toISOString() } };
+  if (!current && caps) {
+    const refusal = caps.admitUser(socket, auth.user.id);
+    if (refusal) return { status: 429, body: { detail: refusal } };
+  }
   startSession(socket, auth, deps.clock);
+  // Still changing after every read: keep nothing cached, the next event asks the database.
+  if (!settled) forgetCaller(socket);
   socket.data.accessEpoch++;
   scheduleExpiry(socket, deps.clock);
   // An anonymous socket that signs in gets what a socket authenticated at the handshake has.

@@ -25,6 +25,11 @@ export interface SocketData {
   residencySeq: number;
   /** Bumped whenever what this socket may watch changes (rights, session, a channel right ended). */
   accessEpoch: number;
+  /** What this socket is counted under by the connection caps (socket-limits.ts). */
+  countedIp?: string;
+  countedUserId?: string;
+  /** Events received in the current one-second window (socket-limits.ts). */
+  eventWindow?: { startedAt: number; count: number };
 }
 
 export type Ack = (response: { status: number; body: unknown }) => void;

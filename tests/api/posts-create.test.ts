@@ -164,7 +164,7 @@ describe('POST /api/feed/posts/', () => {
     expect(looksLike.body).toEqual({ audio_file: ['Upload a valid audio file: its duration could not be read.'] });
   });
 
-  test('when a community_id or a share type is sent before those modules exist, then a field error, never a 500', async () => {
+  test('when the community_id names no community, then a field error, never a 500', async () => {
     const { founder } = await aNeighbourhood(app);
     const community = await app.rest('POST', '/api/feed/posts/', { token: founder.token, body: { post_type: 'text', content: 'x', community_id: crypto.randomUUID() } });
     expect(community.status).toBe(400);

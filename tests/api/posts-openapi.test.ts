@@ -1,5 +1,7 @@
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 import { aComment, aNeighbourhood, aPoll, aPost, aWav } from '../builders/posts.js';
+import { aProduct, aStore } from '../builders/stores.js';
+import { aCommunity } from '../builders/communities.js';
 
 /** The Post, Poll and Comment bodies the service answers are the ones its OpenAPI document describes. */
 let app: TestApp;
@@ -39,7 +41,16 @@ describe('posts and comments in the OpenAPI document', () => {
     const text = await aPost(app, me);
     const poll = await aPoll(app, me);
     const audio = await app.http().post('/api/feed/posts/').set('Authorization', `Bearer ${me.token}`).field('post_type', 'audio').attach('audio_file', aWav(1), 'a.wav');
-    for (const body of [text, poll, audio.body]) expectBodyFits(successSchema('/api/feed/posts/', 'post', 201), body, `posts.create ${body.post_type}`);
+    const store = await aStore(app, me);
+    const product = await aProduct(app, me, store.id);
+    const club = await aCommunity(app, me);
+    const shares = [
+      await aPost(app, me, { post_type: 'product_share', shared_product_id: product.id }),
+      await aPost(app, me, { post_type: 'store_share', shared_store_id: store.id }),
+      await aPost(app, me, { post_type: 'community_share', shared_community_id: club.id }),
+      await aPost(app, me, { community_id: club.id }),
+    ];
+    for (const body of [text, poll, audio.body, ...shares]) expectBodyFits(successSchema('/api/feed/posts/', 'post', 201), body, `posts.create ${body.post_type}`);
     const vote = await app.rest('POST', `/api/feed/posts/${poll.id}/vote_poll/`, { token: me.token, body: { option_id: poll.poll_data.options[0].id } });
     expectBodyFits(successSchema('/api/feed/posts/{post_id}/vote_poll/', 'post'), vote.body, 'posts.vote_poll');
     const like = await app.rest('POST', `/api/feed/posts/${text.id}/like/`, { token: me.token });

@@ -2,8 +2,8 @@
 -- Counters are columns kept in the same transaction as the row that changes them (single-statement
 -- UPDATE ... SET n = n + 1), with primary keys that make toggles and votes unique per user.
 --
--- community_id and the share columns are plain uuids here: stores, products and communities are built on other
--- branches at the same time; their foreign keys are added once those tables are on main.
+-- A community post goes with its community (a deleted community is gone, migration 0009); a share post stays
+-- when the product, store or community it shares is deleted, and shows it as null.
 CREATE TABLE posts (
   id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
   user_id uuid NOT NULL REFERENCES users(id) ON DELETE CASCADE,
@@ -12,10 +12,10 @@ CREATE TABLE posts (
   content text NOT NULL DEFAULT '' CHECK (char_length(content) <= 5000),
   -- A neighbourhood post has the author's location; a community post has a community and no location.
   location_id uuid REFERENCES locations(id) ON DELETE SET NULL,
-  community_id uuid,
-  shared_product_id uuid,
-  shared_store_id uuid,
-  shared_community_id uuid,
+  community_id uuid REFERENCES communities(id) ON DELETE CASCADE,
+  shared_product_id uuid REFERENCES products(id) ON DELETE SET NULL,
+  shared_store_id uuid REFERENCES stores(id) ON DELETE SET NULL,
+  shared_community_id uuid REFERENCES communities(id) ON DELETE SET NULL,
   likes_count integer NOT NULL DEFAULT 0 CHECK (likes_count >= 0),
   bookmarks_count integer NOT NULL DEFAULT 0 CHECK (bookmarks_count >= 0),
   comments_count integer NOT NULL DEFAULT 0 CHECK (comments_count >= 0),

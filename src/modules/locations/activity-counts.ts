@@ -3,12 +3,10 @@ import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import type { DbOrTx } from '../../platform/db.js';
 
 /**
- * Counts that belong to modules which have not landed yet. Each is written once, here, so that the
- * posts and stores issues fill them in one place (their issues keep them right):
- * - a user's activity (posts + comments) for the vote weight: 0 until the posts module exists;
- * - a location's post_count and store_count for list items and order_by_posts / order_by_stores:
- *   0 until the posts and stores modules exist.
- * These are real zeros (no such rows can exist yet), not placeholders for made-up numbers.
+ * Counts the locations module shows that belong to other modules, each written once, here:
+ * - a user's activity (posts + comments) for the vote weight;
+ * - a location's post_count and store_count for list items and order_by_posts / order_by_stores.
+ * All are counted from the rows, so they are exact whatever creates or deletes them.
  */
 export async function userActivityCount(db: DbOrTx, userId: string): Promise<number> {
   // Both on indexes (posts_user_created_idx, comments_user_idx).
@@ -26,7 +24,9 @@ export function postCountSql(locationId: AnyPgColumn): SQL<number> {
 }
 
 /** SQL expression for a location's number of stores, usable in SELECT and ORDER BY. */
-export function storeCountSql(_locationId: AnyPgColumn): SQL<number> {
-  // stores issue: sql`(SELECT count(*)::int FROM stores s WHERE s.location_id = ${_locationId})` or a counter column.
-  return sql<number>`0::int`;
+export function storeCountSql(locationId: AnyPgColumn): SQL<number> {
+  // Counted from the rows (stores_location_idx): exact whatever creates, moves or deletes a store. The column is
+  // qualified by hand: drizzle renders it bare in a one-table select, where it would mean the store's own id.
+  const column = sql`${sql.identifier(getTableName(locationId.table))}.${sql.identifier(locationId.name)}`;
+  return sql<number>`(SELECT count(*)::int FROM stores s WHERE s.location_id = ${column})`;
 }

@@ -60,8 +60,6 @@ export async function recalculateChangedBoundaries(): Promise<BoundaryJobReport>
 export const boundaryRecalculationJob: JobDefinition = {
   name: 'locations.boundaries',
   schedule: '30 3 * * *',
-  run: async () => {
-    const report = await recalculateChangedBoundaries();
-    platform.log.info(report, 'location boundaries recalculated');
-  },
+  // The report is logged with the run's duration (jobs/index.ts).
+  run: () => recalculateChangedBoundaries(),
 };

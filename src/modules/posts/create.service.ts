@@ -51,8 +51,10 @@ export async function createPost(ctx: AuthedContext, input: CreatePostInput): Pr
     const audioKey = input.audio_file ? await store('posts/audio', input.audio_file) : null;
     return await transaction(platform.db, async (tx, events) => {
       const id = await insertPostRows(tx, events, ctx, input, target, { mediaKeys, audioKey, durationSeconds });
-      const post = (await loadPost(id, ctx.user.id, tx))!;
-      events.add('post.created', { post: serializePost(post, { baseUrl: serverBaseUrl() }), locationId: post.locationId, communityId: post.communityId });
+      const post = (await loadPost(id, ctx.user.id, tx, ctx.baseUrl))!;
+      // The pushed copy's URLs use the server's base; the author's own has_liked and user_voted are false anyway.
+      const pushed = ctx.baseUrl === serverBaseUrl() ? post : (await loadPost(id, null, tx, serverBaseUrl()))!;
+      events.add('post.created', { post: serializePost(pushed, { baseUrl: serverBaseUrl() }), locationId: post.locationId, communityId: post.communityId });
       return serializePost(post, ctx);
     });
   } catch (err) {

@@ -1,6 +1,9 @@
 import { sql } from 'drizzle-orm';
 import { currentDb, type DbOrTx } from '../../platform/db.js';
 import type { PostType } from '../../models/index.js';
+import { serverBaseUrl } from '../../core/server-base-url.js';
+import { loadCommunitySummaries, type CommunitySummary } from '../communities/summaries.js';
+import { loadProductSummaries, loadStoreSummaries, type ProductSummary, type StoreSummary } from '../stores/summaries.js';
 
 /**
  * Reads of posts with everything their object shows, for a page of ids at once: one query for the posts
@@ -70,9 +73,9 @@ export interface PostRecord {
   audio: AudioRecord | null;
   /** Filled from the communities and marketplace modules' summaries (one query per kind per page). */
   communityName: string | null;
-  sharedProduct: unknown | null;
-  sharedStore: unknown | null;
-  sharedCommunity: unknown | null;
+  sharedProduct: ProductSummary | null;
+  sharedStore: StoreSummary | null;
+  sharedCommunity: CommunitySummary | null;
 }
 
 type PostSqlRow = {
@@ -101,8 +104,12 @@ type PostSqlRow = {
 
 const asDate = (v: Date | string) => (v instanceof Date ? v : new Date(v));
 
-/** Posts by id, in the order of `ids` (missing ids are skipped), as `viewerId` sees them (null: anonymous). */
-export async function loadPosts(ids: readonly string[], viewerId: string | null, db: DbOrTx = currentDb()): Promise<PostRecord[]> {
+/**
+ * Posts by id, in the order of `ids` (missing ids are skipped), as `viewerId` sees them (null: anonymous).
+ * `baseUrl` builds the URLs inside the embedded summaries (shared product, store, community): the caller's
+ * own answers pass `ctx.baseUrl`, pushed payloads the server's base.
+ */
+export async function loadPosts(ids: readonly string[], viewerId: string | null, db: DbOrTx = currentDb(), baseUrl: string = serverBaseUrl()): Promise<PostRecord[]> {
   if (!ids.length) return [];
   const idList = sql.param([...ids]);
   const { rows } = await db.execute<PostSqlRow>(sql`
@@ -156,12 +163,36 @@ export async function loadPosts(ids: readonly string[], viewerId: string | null,
       },
     ]),
   );
-  return ids.map((id) => byId.get(id)).filter((p): p is PostRecord => Boolean(p));
+  const posts = ids.map((id) => byId.get(id)).filter((p): p is PostRecord => Boolean(p));
+  await attachSummaries(posts, baseUrl);
+  return posts;
 }
 
-export async function loadPost(id: string, viewerId: string | null, db: DbOrTx = currentDb()): Promise<PostRecord | null> {
-  const [post] = await loadPosts([id], viewerId, db);
+export async function loadPost(id: string, viewerId: string | null, db: DbOrTx = currentDb(), baseUrl: string = serverBaseUrl()): Promise<PostRecord | null> {
+  const [post] = await loadPosts([id], viewerId, db, baseUrl);
   return post ?? null;
+}
+
+const present = (values: Array<string | null>) => [...new Set(values.filter((v): v is string => Boolean(v)))];
+
+/**
+ * The community name of community posts and what share posts share, from the owning modules' summaries: one
+ * query per kind for the whole page (they run in the current transaction, if any). A shared object that no
+ * longer exists is shown as null.
+ */
+async function attachSummaries(posts: PostRecord[], baseUrl: string): Promise<void> {
+  const communityIds = present(posts.flatMap((p) => [p.communityId, p.sharedCommunityId]));
+  const productIds = present(posts.map((p) => p.sharedProductId));
+  const storeIds = present(posts.map((p) => p.sharedStoreId));
+  const communities = communityIds.length ? await loadCommunitySummaries(communityIds, baseUrl) : new Map();
+  const products = productIds.length ? await loadProductSummaries(productIds, baseUrl) : new Map();
+  const stores = storeIds.length ? await loadStoreSummaries(storeIds, baseUrl) : new Map();
+  for (const post of posts) {
+    if (post.communityId) post.communityName = communities.get(post.communityId)?.name ?? null;
+    if (post.sharedCommunityId) post.sharedCommunity = communities.get(post.sharedCommunityId) ?? null;
+    if (post.sharedProductId) post.sharedProduct = products.get(post.sharedProductId) ?? null;
+    if (post.sharedStoreId) post.sharedStore = stores.get(post.sharedStoreId) ?? null;
+  }
 }
 
 async function loadMedia(postIds: string[], db: DbOrTx): Promise<Map<string, MediaRecord[]>> {

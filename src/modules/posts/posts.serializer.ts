@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { RequestContext } from '../../core/context.js';
 import { mediaUrl } from '../users/users.serializer.js';
 import type { PollRecord, PostRecord } from './posts.queries.js';
+import { zCommunitySummary } from '../communities/communities.serializer.js';
 
 /**
  * The contract's Post and Poll resources. One serializer for REST answers, socket acks and pushed events
@@ -44,6 +45,29 @@ export const zAudioData = z.object({
   waveform_data: z.unknown().nullable(),
 });
 
+/** What a share post embeds (the marketplace's summaries; the communities module's is its own component). */
+export const zSharedProduct = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    price: z.string().nullable().describe('Two decimals; null for a product without a fixed price'),
+    images: z.array(z.object({ id: z.string(), url: z.string() })),
+    store: z.object({ id: z.string(), name: z.string() }),
+  })
+  .meta({ id: 'SharedProduct' });
+
+export const zSharedStore = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    slug: z.string(),
+    description: z.string(),
+    logo: z.string().nullable(),
+    location_name: z.string().nullable(),
+    owner: z.object({ username: z.string(), display_name: z.string() }),
+  })
+  .meta({ id: 'SharedStore' });
+
 export const zPostMedia = z.object({ id: z.string(), file: z.string(), media_type: z.string(), order: z.number().int() });
 
 export const zPostBody = z
@@ -58,9 +82,9 @@ export const zPostBody = z
     location_name: z.string().nullable(),
     community: z.string().nullable(),
     community_name: z.string().nullable(),
-    shared_product: z.unknown().nullable(),
-    shared_store: z.unknown().nullable(),
-    shared_community: z.unknown().nullable(),
+    shared_product: zSharedProduct.nullable(),
+    shared_store: zSharedStore.nullable(),
+    shared_community: zCommunitySummary.nullable(),
     poll_data: zPollData.nullable(),
     audio_data: zAudioData.nullable(),
     likes_count: z.number().int(),

@@ -11,7 +11,7 @@ import './posts.events.js';
 
 /** Reads and the author's delete. Lists load one page of ids, then the page's posts in one batch. */
 export async function getPost(ctx: RequestContext, postId: string): Promise<PostBody> {
-  const post = await loadPost(postId, ctx.user?.id ?? null);
+  const post = await loadPost(postId, ctx.user?.id ?? null, undefined, ctx.baseUrl);
   if (!post) throw notFound();
   return serializePost(post, ctx);
 }
@@ -48,7 +48,7 @@ export async function reactedPosts(ctx: AuthedContext, list: ReactionList, path:
     SELECT post_id, count(*) OVER ()::int AS total FROM ${table}
     WHERE user_id = ${ctx.user.id}::uuid ORDER BY created_at DESC, post_id LIMIT ${params.limit} OFFSET ${params.offset}`);
   const count = rows[0]?.total ?? (params.offset ? await countReactions(table, ctx.user.id) : 0);
-  const posts = await loadPosts(rows.map((r) => r.post_id), ctx.user.id);
+  const posts = await loadPosts(rows.map((r) => r.post_id), ctx.user.id, undefined, ctx.baseUrl);
   return paginated(ctx, path, params, count, posts.map((p) => serializePost(p, ctx)));
 }
 
@@ -104,6 +104,6 @@ export async function postsByLocation(ctx: RequestContext, input: { location_id:
   if (!location.length) throw notFound();
   const { rows } = await platform.db.execute<{ id: string }>(sql`
     SELECT id FROM posts WHERE location_id = ${input.location_id}::uuid ORDER BY created_at DESC, id DESC LIMIT ${params.limit} OFFSET ${params.offset}`);
-  const posts = await loadPosts(rows.map((r) => r.id), ctx.user?.id ?? null);
+  const posts = await loadPosts(rows.map((r) => r.id), ctx.user?.id ?? null, undefined, ctx.baseUrl);
   return { location_name: location[0].name, total_posts: location[0].total, posts: posts.map((p) => serializePost(p, ctx)) };
 }

@@ -24,13 +24,16 @@ function changed(postId: string): void {
     open.dirty = true;
     return;
   }
-  windows.set(postId, { dirty: false });
-  setTimeout(() => {
-    const closing = windows.get(postId);
-    windows.delete(postId);
-    if (closing?.dirty) changed(postId);
-  }, STATS_WINDOW_MS).unref();
-  void push(postId);
+  const window: Window = { dirty: false };
+  windows.set(postId, window);
+  // The second is counted from the push itself (after its read), so two pushes are a full second apart
+  // however long a read waited for a connection; changes during the read make the trailing push.
+  void push(postId).finally(() => {
+    setTimeout(() => {
+      windows.delete(postId);
+      if (window.dirty) changed(postId);
+    }, STATS_WINDOW_MS).unref();
+  });
 }
 
 async function push(postId: string): Promise<void> {

@@ -1,12 +1,16 @@
+import { sql } from 'drizzle-orm';
 import type { PendingEvents } from '../../core/events.js';
 import { AppError, fieldError } from '../../core/errors.js';
 import type { Tx } from '../../platform/db.js';
 import type { PostType } from '../../models/index.js';
+import { notifyMany } from '../notifications/notifications.service.js';
+import { isCommunityMember, loadCommunitySummaries } from '../communities/summaries.js';
+import { loadProductSummaries, loadStoreSummaries } from '../stores/summaries.js';
 
 /**
- * Where a post goes (the author's location, or a community) and what a share post points at. Communities,
- * stores and products belong to modules built alongside this one; until they are on main, community posts
- * and share posts are refused with a field error rather than stored with ids nobody can check.
+ * Where a post goes (the author's location, or a community) and what a share post points at, checked before
+ * anything is stored. A community post has no location; it needs the author's membership. Communities that
+ * were deleted are gone (their rows are deleted), so existence is a row in `communities`.
  */
 export type PostTarget = { kind: 'location'; locationId: string } | { kind: 'community'; communityId: string };
 
@@ -16,27 +20,65 @@ export const LOCATION_REQUIRED_BODY = {
   action: 'update_location',
 } as const;
 
+export const membershipRequired = (communityId: string) =>
+  new AppError(400, {
+    error: 'Community Membership Required',
+    message: 'Join this community to post in it.',
+    action: 'join_community',
+    community_id: communityId,
+  });
+
 export async function checkPostTarget(
-  _userId: string,
+  userId: string,
   communityId: string | undefined,
   authorLocation: () => Promise<{ id: string } | null>,
 ): Promise<PostTarget> {
-  if (communityId) throw fieldError('community_id', 'Community posts are not available yet.');
+  if (communityId) {
+    const found = await loadCommunitySummaries([communityId]);
+    if (!found.has(communityId)) throw fieldError('community_id', 'Community not found.');
+    if (!(await isCommunityMember(communityId, userId))) throw membershipRequired(communityId);
+    return { kind: 'community', communityId };
+  }
   const location = await authorLocation();
   if (!location) throw new AppError(400, { ...LOCATION_REQUIRED_BODY });
   return { kind: 'location', locationId: location.id };
 }
 
-export async function checkShareTarget(input: { post_type: PostType }): Promise<void> {
-  if (input.post_type === 'product_share' || input.post_type === 'store_share' || input.post_type === 'community_share') {
-    throw fieldError('post_type', `"${input.post_type}" posts are not available yet.`);
+export async function checkShareTarget(input: { post_type: PostType; shared_product_id?: string; shared_store_id?: string; shared_community_id?: string }): Promise<void> {
+  if (input.post_type === 'product_share') {
+    if (!(await loadProductSummaries([input.shared_product_id!])).size) throw fieldError('shared_product_id', 'Product not found.');
+  } else if (input.post_type === 'store_share') {
+    if (!(await loadStoreSummaries([input.shared_store_id!])).size) throw fieldError('shared_store_id', 'Store not found.');
+  } else if (input.post_type === 'community_share') {
+    if (!(await loadCommunitySummaries([input.shared_community_id!])).size) throw fieldError('shared_community_id', 'Community not found.');
   }
 }
 
+/**
+ * In the post's transaction: the community's `posts_count` moves (its row lock also orders this post after a
+ * concurrent leave, so membership is checked again under it), and every other member is told `new_post`
+ * with one set-based notifyMany.
+ */
 export async function onCommunityPostCreated(
-  _tx: Tx,
-  _events: PendingEvents,
-  _post: { postId: string; communityId: string; actorId: string; actorUsername: string },
-): Promise<void> {}
+  tx: Tx,
+  events: PendingEvents,
+  post: { postId: string; communityId: string; actorId: string; actorUsername: string },
+): Promise<void> {
+  const { rows } = await tx.execute<{ name: string }>(sql`
+    UPDATE communities SET posts_count = posts_count + 1 WHERE id = ${post.communityId}::uuid RETURNING name`);
+  if (!rows.length) throw fieldError('community_id', 'Community not found.');
+  if (!(await isCommunityMember(post.communityId, post.actorId))) throw membershipRequired(post.communityId);
+  const { rows: members } = await tx.execute<{ user_id: string }>(sql`
+    SELECT user_id FROM community_members WHERE community_id = ${post.communityId}::uuid AND user_id <> ${post.actorId}::uuid`);
+  await notifyMany(tx, events, members.map((m) => m.user_id), {
+    actorId: post.actorId,
+    type: 'new_post',
+    targetType: 'Post',
+    targetId: post.postId,
+    message: `${post.actorUsername} posted in ${rows[0].name}`,
+  });
+}
 
-export async function onCommunityPostDeleted(_tx: Tx, _communityId: string): Promise<void> {}
+export async function onCommunityPostDeleted(tx: Tx, communityId: string): Promise<void> {
+  await tx.execute(sql`UPDATE communities SET posts_count = greatest(0, posts_count - 1) WHERE id = ${communityId}::uuid`);
+}

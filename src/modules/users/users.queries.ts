@@ -6,18 +6,39 @@ import { users, locations, type UserRow } from '../../models/index.js';
 /** A user row with what its public shape needs (location name; store and communities as their modules land). */
 export interface UserWithRelations extends UserRow {
   location: { id: string; name: string } | null;
+  /** The user's first store (stores module), or null. */
+  store: { id: string; name: string; description: string } | null;
+  /** Communities the user owns, oldest first (`owned_communities`). */
+  ownedCommunities: Array<{ id: string; name: string; description: string }>;
 }
+
+// The user's oldest store, if any (stores_owner_idx): the user object's `store`.
+const firstStore = sql<{ id: string; name: string; description: string } | null>`(SELECT json_build_object('id', s.id, 'name', s.name, 'description', s.description)
+  FROM stores s WHERE s.owner_id = ${users.id} ORDER BY s.created_at, s.id LIMIT 1)`;
+
+// One correlated subquery on communities_owner_idx: the user object's owned_communities in the same read.
+const ownedCommunitiesJson = sql<Array<{ id: string; name: string; description: string }>>`coalesce((
+  SELECT json_agg(json_build_object('id', c.id, 'name', c.name, 'description', c.description) ORDER BY c.created_at, c.id)
+  FROM communities c WHERE c.owner_id = ${users.id}), '[]'::json)`;
 
 const withLocation = (db: DbOrTx) =>
   db
-    .select({ user: users, locationId: locations.id, locationName: locations.name })
+    .select({ user: users, locationId: locations.id, locationName: locations.name, store: firstStore, ownedCommunities: ownedCommunitiesJson })
     .from(users)
     .leftJoin(locations, eq(users.locationId, locations.id));
 
-type JoinedRow = { user: UserRow; locationId: string | null; locationName: string | null };
+type JoinedRow = {
+  user: UserRow;
+  locationId: string | null;
+  locationName: string | null;
+  store: UserWithRelations['store'];
+  ownedCommunities: UserWithRelations['ownedCommunities'];
+};
 const toUser = (r: JoinedRow): UserWithRelations => ({
   ...r.user,
+  store: r.store ?? null,
   location: r.locationId ? { id: r.locationId, name: r.locationName ?? '' } : null,
+  ownedCommunities: r.ownedCommunities ?? [],
 });
 
 /**

@@ -68,9 +68,8 @@ function userBody(user: UserWithRelations, baseUrl: string, withEmail: boolean):
     relationship_status: user.relationshipStatus,
     banner: mediaUrl(user.banner, ctx.baseUrl),
     location: user.location,
-    // Filled in by the stores and communities modules when they land.
-    store: null,
-    owned_communities: [],
+    store: user.store,
+    owned_communities: user.ownedCommunities,
     created_at: user.createdAt.toISOString(),
     updated_at: user.updatedAt.toISOString(),
   };

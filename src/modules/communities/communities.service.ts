@@ -1,0 +1,218 @@
+import { and, eq, sql } from 'drizzle-orm';
+import type { AuthedContext, RequestContext, UploadedFile } from '../../core/context.js';
+import { AppError, forbidden, notFound } from '../../core/errors.js';
+import { pageParams, paginated } from '../../core/pagination.js';
+import { communities, communityMembers, locations } from '../../models/index.js';
+import { platform } from '../../platform/index.js';
+import { currentDb, transaction } from '../../platform/db.js';
+import { categoryExists, findCommunity, isMember, listCategories, listCommunities, listMembers, membershipsOf, type CommunityFilters } from './communities.queries.js';
+import { serializeCommunity, serializeMember, type CommunityBody } from './communities.serializer.js';
+
+const NAME_TAKEN = 'A community with this name already exists.';
+const OWNER_CANNOT_LEAVE = 'The owner cannot leave the community; delete it instead.';
+
+const isUniqueViolation = (err: unknown) =>
+  (err as { code?: string }).code === '23505' || (err as { cause?: { code?: string } }).cause?.code === '23505';
+
+async function nameTaken(name: string, exceptId?: string): Promise<boolean> {
+  const [row] = await currentDb()
+    .select({ id: communities.id })
+    .from(communities)
+    .where(and(sql`lower(${communities.name}) = lower(${name})`, exceptId ? sql`${communities.id} <> ${exceptId}` : undefined))
+    .limit(1);
+  return Boolean(row);
+}
+
+async function locationExists(id: string): Promise<boolean> {
+  const [row] = await currentDb().select({ id: locations.id }).from(locations).where(eq(locations.id, id)).limit(1);
+  return Boolean(row);
+}
+
+export interface CommunityInput {
+  name?: string;
+  description?: string;
+  category?: string;
+  location?: string | null;
+  avatar?: UploadedFile;
+  banner?: UploadedFile;
+}
+
+/** Every field error at once (names, category, location), before any file is stored or row written. */
+async function checkReferences(input: CommunityInput, exceptId?: string): Promise<void> {
+  const errors: Record<string, string[]> = {};
+  if (input.name !== undefined && (await nameTaken(input.name, exceptId))) errors.name = [NAME_TAKEN];
+  if (input.category !== undefined && !(await categoryExists(input.category))) errors.category = [`Invalid pk "${input.category}" - object does not exist.`];
+  if (input.location && !(await locationExists(input.location))) errors.location = [`Invalid pk "${input.location}" - object does not exist.`];
+  if (Object.keys(errors).length) throw new AppError(400, errors);
+}
+
+/** Stores the uploaded images; on failure of what follows, `discard` removes them again. */
+async function storeImages(input: CommunityInput) {
+  const stored: string[] = [];
+  const put = async (folder: string, f: UploadedFile) => {
+    const key = await platform.storage.put(folder, f.originalname, f.buffer, f.mimetype);
+    stored.push(key);
+    return key;
+  };
+  try {
+    const avatar = input.avatar ? await put('communities/avatars', input.avatar) : undefined;
+    const banner = input.banner ? await put('communities/banners', input.banner) : undefined;
+    return { avatar, banner, discard: () => Promise.all(stored.map((k) => platform.storage.delete(k).catch(() => undefined))) };
+  } catch (err) {
+    await Promise.all(stored.map((k) => platform.storage.delete(k).catch(() => undefined)));
+    throw err;
+  }
+}
+
+async function communityBody(id: string, ctx: RequestContext): Promise<CommunityBody> {
+  const community = await findCommunity(id);
+  if (!community) throw notFound();
+  const member = ctx.user ? await isMember(id, ctx.user.id) : false;
+  return serializeCommunity(community, ctx, member);
+}
+
+/** The creator becomes owner and first member, in the same transaction as the community. */
+export async function createCommunity(ctx: AuthedContext, input: CommunityInput & { name: string; category: string }): Promise<CommunityBody> {
+  await checkReferences(input);
+  const images = await storeImages(input);
+  let id: string;
+  try {
+    id = await transaction(platform.db, async (tx) => {
+      const [row] = await tx
+        .insert(communities)
+        .values({
+          name: input.name,
+          description: input.description ?? '',
+          categoryId: input.category,
+          locationId: input.location ?? null,
+          avatar: images.avatar ?? null,
+          banner: images.banner ?? null,
+          ownerId: ctx.user.id,
+          membersCount: 1,
+        })
+        .returning({ id: communities.id });
+      await tx.insert(communityMembers).values({ communityId: row.id, userId: ctx.user.id, role: 'owner' });
+      return row.id;
+    });
+  } catch (err) {
+    await images.discard();
+    // Two creations racing for one name: the unique index decides, the loser gets the field error.
+    if (isUniqueViolation(err)) throw new AppError(400, { name: [NAME_TAKEN] });
+    throw err;
+  }
+  return communityBody(id, ctx);
+}
+
+export async function getCommunity(ctx: RequestContext, id: string): Promise<CommunityBody> {
+  return communityBody(id, ctx);
+}
+
+export async function listCommunitiesPage(ctx: RequestContext, input: CommunityFilters & { page?: number; page_size?: number }) {
+  const params = pageParams(input, { size: 20, max: 100 });
+  const filters: CommunityFilters = { category: input.category, location: input.location, search: input.search?.trim() || undefined };
+  const { count, rows } = await listCommunities(filters, params.limit, params.offset);
+  const mine = ctx.user ? await membershipsOf(ctx.user.id, rows.map((r) => r.id)) : new Set<string>();
+  return paginated(
+    ctx,
+    '/api/communities/communities/',
+    params,
+    count,
+    rows.map((c) => serializeCommunity(c, ctx, mine.has(c.id))),
+    { category: filters.category, location: filters.location, search: filters.search },
+  );
+}
+
+/** Owner only (others 403); only the fields sent change. Replaced images are deleted after the commit. */
+export async function updateCommunity(ctx: AuthedContext, id: string, input: CommunityInput): Promise<CommunityBody> {
+  const before = await findCommunity(id);
+  if (!before) throw notFound();
+  if (before.ownerId !== ctx.user.id) throw forbidden();
+  await checkReferences(input, id);
+  const images = await storeImages(input);
+  const changes: Partial<typeof communities.$inferInsert> = { updatedAt: new Date() };
+  if (input.name !== undefined) changes.name = input.name;
+  if (input.description !== undefined) changes.description = input.description;
+  if (input.category !== undefined) changes.categoryId = input.category;
+  if (input.location !== undefined) changes.locationId = input.location;
+  if (images.avatar) changes.avatar = images.avatar;
+  if (images.banner) changes.banner = images.banner;
+  try {
+    const [row] = await platform.db
+      .update(communities)
+      .set(changes)
+      .where(and(eq(communities.id, id), eq(communities.ownerId, ctx.user.id)))
+      .returning({ id: communities.id });
+    if (!row) throw notFound();
+  } catch (err) {
+    await images.discard();
+    if (isUniqueViolation(err)) throw new AppError(400, { name: [NAME_TAKEN] });
+    throw err;
+  }
+  for (const old of [images.avatar && before.avatar, images.banner && before.banner]) {
+    if (old) await platform.storage.delete(old).catch(() => undefined);
+  }
+  return communityBody(id, ctx);
+}
+
+/** Owner only. The row goes (memberships with it): a deleted community no longer exists anywhere. */
+export async function deleteCommunity(ctx: AuthedContext, id: string): Promise<void> {
+  const community = await findCommunity(id);
+  if (!community) throw notFound();
+  if (community.ownerId !== ctx.user.id) throw forbidden();
+  const [row] = await platform.db
+    .delete(communities)
+    .where(and(eq(communities.id, id), eq(communities.ownerId, ctx.user.id)))
+    .returning({ id: communities.id });
+  if (!row) throw notFound();
+  for (const key of [community.avatar, community.banner]) {
+    if (key) await platform.storage.delete(key).catch(() => undefined);
+  }
+}
+
+/**
+ * Joining twice is not an error. members_count stays exact under concurrency: the membership insert and a
+ * single-statement increment share a transaction, and the increment happens only when a row was inserted.
+ * FOR KEY SHARE keeps the community from being deleted meanwhile without blocking other joins' increments.
+ */
+export async function joinCommunity(ctx: AuthedContext, id: string): Promise<{ message: string }> {
+  return transaction(platform.db, async (tx) => {
+    const [community] = await tx.select({ id: communities.id, name: communities.name }).from(communities).where(eq(communities.id, id)).for('key share');
+    if (!community) throw notFound();
+    const inserted = await tx.insert(communityMembers).values({ communityId: id, userId: ctx.user.id, role: 'member' }).onConflictDoNothing().returning({ userId: communityMembers.userId });
+    if (!inserted.length) return { message: `You are already a member of ${community.name}.` };
+    await tx.update(communities).set({ membersCount: sql`${communities.membersCount} + 1` }).where(eq(communities.id, id));
+    return { message: `You have joined ${community.name}.` };
+  });
+}
+
+/** Leaving when not a member is not an error; the owner cannot leave (400) while owning the community. */
+export async function leaveCommunity(ctx: AuthedContext, id: string): Promise<{ message: string }> {
+  return transaction(platform.db, async (tx) => {
+    const [community] = await tx
+      .select({ id: communities.id, name: communities.name, ownerId: communities.ownerId })
+      .from(communities)
+      .where(eq(communities.id, id))
+      .for('key share');
+    if (!community) throw notFound();
+    if (community.ownerId === ctx.user.id) throw new AppError(400, { detail: OWNER_CANNOT_LEAVE });
+    const deleted = await tx
+      .delete(communityMembers)
+      .where(and(eq(communityMembers.communityId, id), eq(communityMembers.userId, ctx.user.id)))
+      .returning({ userId: communityMembers.userId });
+    if (!deleted.length) return { message: `You are not a member of ${community.name}.` };
+    await tx.update(communities).set({ membersCount: sql`${communities.membersCount} - 1` }).where(eq(communities.id, id));
+    return { message: `You have left ${community.name}.` };
+  });
+}
+
+export async function listCommunityMembers(ctx: RequestContext, id: string, input: { page?: number; page_size?: number }) {
+  if (!(await findCommunity(id))) throw notFound();
+  const params = pageParams(input, { size: 20, max: 100 });
+  const { count, rows } = await listMembers(id, params.limit, params.offset);
+  return paginated(ctx, `/api/communities/communities/${id}/members/`, params, count, rows.map((m) => serializeMember(m, ctx)));
+}
+
+export async function listCommunityCategories() {
+  const rows = await listCategories();
+  return rows.map((r) => ({ id: r.id, name: r.name, group: { id: r.groupId, name: r.groupName } }));
+}

@@ -1,0 +1,78 @@
+import { and, desc, eq, sql } from 'drizzle-orm';
+import type { AuthedContext, RequestContext } from '../../core/context.js';
+import { AppError, fieldError, forbidden, notFound } from '../../core/errors.js';
+import { pageParams, paginated } from '../../core/pagination.js';
+import { products, reviews, stores, type ReviewRow } from '../../models/index.js';
+import { platform } from '../../platform/index.js';
+import { currentDb } from '../../platform/db.js';
+import { violates } from './uploads.js';
+
+export interface ReviewBody {
+  id: string;
+  user: string;
+  product: string;
+  rating: number;
+  comment: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export const serializeReview = (r: ReviewRow): ReviewBody => ({
+  id: r.id,
+  user: r.userId,
+  product: r.productId,
+  rating: r.rating,
+  comment: r.comment,
+  created_at: r.createdAt.toISOString(),
+  updated_at: r.updatedAt.toISOString(),
+});
+
+export const ALREADY_REVIEWED = 'You have already reviewed this product.';
+
+export async function listReviews(ctx: RequestContext, input: { product?: string; page?: number; page_size?: number }) {
+  const params = pageParams(input, { size: 20, max: 100 });
+  const where = input.product ? eq(reviews.productId, input.product) : undefined;
+  const db = currentDb();
+  const [{ count }] = await db.select({ count: sql<number>`count(*)::int` }).from(reviews).where(where);
+  const rows = count ? await db.select().from(reviews).where(where).orderBy(desc(reviews.createdAt), desc(reviews.id)).limit(params.limit).offset(params.offset) : [];
+  return paginated(ctx, '/api/stores/reviews/', params, count, rows.map(serializeReview), { product: input.product });
+}
+
+/** One review per user and product (the unique index decides between two at once); sellers do not review their own products. */
+export async function createReview(ctx: AuthedContext, input: { product: string; rating: number; comment?: string }): Promise<ReviewBody> {
+  const [product] = await platform.db.select({ sellerId: stores.ownerId }).from(products).innerJoin(stores, eq(stores.id, products.storeId)).where(eq(products.id, input.product));
+  if (!product) throw fieldError('product', `Invalid pk "${input.product}" - object does not exist.`);
+  if (product.sellerId === ctx.user.id) throw new AppError(400, { detail: 'You cannot review your own product.' });
+  try {
+    const [row] = await platform.db.insert(reviews).values({ userId: ctx.user.id, productId: input.product, rating: input.rating, comment: input.comment ?? '' }).returning();
+    return serializeReview(row);
+  } catch (err) {
+    if (violates(err, 'reviews_user_product_key')) throw fieldError('non_field_errors', ALREADY_REVIEWED);
+    // The product was deleted between the check and the insert.
+    if (violates(err, 'reviews_product_id_products_id_fk') || violates(err, 'reviews_product_id_fkey')) throw fieldError('product', `Invalid pk "${input.product}" - object does not exist.`);
+    throw err;
+  }
+}
+
+/** Author only: 404 when the review does not exist, 403 for anyone else. */
+async function ownReview(ctx: AuthedContext, id: string): Promise<ReviewRow> {
+  const [row] = await platform.db.select().from(reviews).where(eq(reviews.id, id));
+  if (!row) throw notFound();
+  if (row.userId !== ctx.user.id) throw forbidden();
+  return row;
+}
+
+export async function updateReview(ctx: AuthedContext, id: string, input: { rating?: number; comment?: string }): Promise<ReviewBody> {
+  await ownReview(ctx, id);
+  const changes: Partial<typeof reviews.$inferInsert> = { updatedAt: new Date() };
+  if (input.rating !== undefined) changes.rating = input.rating;
+  if (input.comment !== undefined) changes.comment = input.comment;
+  const [row] = await platform.db.update(reviews).set(changes).where(and(eq(reviews.id, id), eq(reviews.userId, ctx.user.id))).returning();
+  if (!row) throw notFound();
+  return serializeReview(row);
+}
+
+export async function deleteReview(ctx: AuthedContext, id: string): Promise<void> {
+  await ownReview(ctx, id);
+  await platform.db.delete(reviews).where(and(eq(reviews.id, id), eq(reviews.userId, ctx.user.id)));
+}

@@ -1,0 +1,276 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import type { Socket } from 'socket.io-client';
+import { domainEvents, PendingEvents } from '../../src/core/events.js';
+import { locationUpdated } from '../../src/modules/locations/location-events.js';
+import { findLocation } from '../../src/modules/locations/locations.queries.js';
+import { locationAudience } from '../../src/realtime/rooms.js';
+import { channelRoom } from '../../src/core/channels.js';
+import { describeWithRedis, eventually, nextEvent, noEvent, type TestApp } from '../helpers/test-app.js';
+import { hears, startCluster, type TestCluster } from '../helpers/cluster.js';
+import { aNotification } from '../builders/notifications.js';
+import { aLocation, adminEnv, aResident, loginAdmin } from '../builders/locations.js';
+
+/**
+ * Every event kind reaches the right sockets on the other node, under both adapters (REDIS_ADAPTER classic
+ * and sharded). One row per kind: `arrange` sets up a listening socket on node B (and sockets that must stay
+ * quiet), `act` makes it happen through node A. Modules that add an event kind add a row here.
+ */
+interface Arranged {
+  /** The socket on node B that must hear `event`. */
+  listener: Socket;
+  event: string;
+  /** Makes the event happen through node A; what it returns is passed to `check`. */
+  act(): Promise<unknown>;
+  check?(payload: any, acted: any): void | Promise<void>;
+  /** Sockets (on either node) that must not hear `event`. */
+  quiet?: Socket[];
+}
+
+interface CrossNodeCase {
+  name: string;
+  arrange(c: TestCluster & { admin: string }): Promise<Arranged>;
+}
+
+/**
+ * Raise `location.updated` on node A the way the locations module does after a change (the test's modules
+ * are node A's); answers the payload as it travels (JSON).
+ */
+async function announce(_from: TestApp, id: string) {
+  const events = new PendingEvents();
+  locationUpdated(events, (await findLocation(id))!);
+  const [event] = [...(events as unknown as { events: Array<{ payload: { location: unknown } }> }).events];
+  events.flush();
+  return JSON.parse(JSON.stringify(event.payload.location));
+}
+
+/** After a session end: the socket was told and closed by the server. */
+const endedBy = async (socket: Socket) => {
+  if (socket.connected) expect(await nextEvent(socket, 'disconnect')).toBe('io server disconnect');
+  expect(socket.connected).toBe(false);
+};
+
+async function latestResetCode(app: TestApp, email: string): Promise<string> {
+  const dir = path.join(app.dataDir, 'outbox');
+  const mails = await Promise.all((await fs.readdir(dir)).sort().map(async (f) => JSON.parse(await fs.readFile(path.join(dir, f), 'utf8'))));
+  const mine = mails.filter((m) => m.to === email);
+  return /\b(\d{6})\b/.exec(mine[mine.length - 1].text)![1];
+}
+
+export const CROSS_NODE_EVENTS: CrossNodeCase[] = [
+  {
+    name: 'notification:created reaches the recipient only',
+    async arrange({ a, b }) {
+      const [alice, bob] = [await aResident(a), await aResident(a)];
+      return {
+        listener: await b.socket(alice.token),
+        event: 'notification:created',
+        quiet: [await b.socket(bob.token)],
+        act: () => aNotification(a, alice.id, { message: 'from node A' }),
+        check: (payload, created) => expect(payload).toEqual(created),
+      };
+    },
+  },
+  {
+    name: 'notification:updated reaches every device of the user',
+    async arrange({ a, b }) {
+      const alice = await aResident(a);
+      const n = await aNotification(a, alice.id);
+      return {
+        listener: await b.socket(alice.token),
+        event: 'notification:updated',
+        act: () => a.rest('PATCH', `/api/notifications/${n.id}/`, { token: alice.token, body: { is_read: true } }),
+        check: (payload) => expect(payload).toMatchObject({ id: n.id, is_read: true }),
+      };
+    },
+  },
+  {
+    name: 'location:updated reaches the residents',
+    async arrange({ a, b }) {
+      const place = await aLocation(a);
+      const [resident] = place.residents;
+      const outsider = await aResident(a);
+      const listener = await b.socket(resident.token);
+      // The socket joins its residents' room right after connecting (a read of where its user lives).
+      expect(await eventually(() => hears(a, listener, locationAudience(place.id)))).toBe(true);
+      return {
+        listener,
+        event: 'location:updated',
+        quiet: [await b.socket(outsider.token)],
+        act: () => announce(a, place.id),
+        check: (payload, location) => expect(payload).toEqual(location),
+      };
+    },
+  },
+  {
+    name: 'location:updated reaches a channel subscription (an anonymous display)',
+    async arrange({ a, b }) {
+      const place = await aLocation(a);
+      const display = await b.socket();
+      expect(await display.timeout(5000).emitWithAck('subscribe', { channel: 'location', id: place.id })).toMatchObject({ status: 200 });
+      return { listener: display, event: 'location:updated', quiet: [await b.socket()], act: () => announce(a, place.id), check: (payload, location) => expect(payload).toEqual(location) };
+    },
+  },
+  {
+    name: 'a location move made through A takes the socket on B to the new residents’ room',
+    async arrange({ a, b }) {
+      const [from, to] = [await aLocation(a), await aLocation(a)];
+      const [mover] = from.residents;
+      const listener = await b.socket(mover.token);
+      expect(await eventually(() => hears(a, listener, locationAudience(from.id)))).toBe(true);
+      return {
+        listener,
+        event: 'location:updated',
+        act: async () => {
+          const moved = await a.rest('POST', '/api/locations/locations/smart_update/', { token: mover.token, body: to.spot });
+          expect(moved.body.location.id).toBe(to.id);
+          expect(await eventually(() => hears(a, listener, locationAudience(to.id)))).toBe(true);
+          expect(await hears(a, listener, locationAudience(from.id))).toBe(false);
+          return announce(a, to.id);
+        },
+        check: (payload, location) => expect(payload).toEqual(location),
+      };
+    },
+  },
+  {
+    name: 'channel.access_ended raised on A makes the socket on B leave that room, and only that one',
+    async arrange({ a, b }) {
+      const [place, other] = [await aLocation(a), await aLocation(a)];
+      const alice = await aResident(a);
+      const listener = await b.socket(alice.token);
+      for (const id of [place.id, other.id]) expect(await listener.timeout(5000).emitWithAck('subscribe', { channel: 'location', id })).toMatchObject({ status: 200 });
+      return {
+        listener,
+        event: 'location:updated',
+        act: async () => {
+          domainEvents.publish('channel.access_ended', { channel: 'location', id: place.id, userId: alice.id });
+          expect(await eventually(async () => !(await hears(a, listener, channelRoom('location', place.id))))).toBe(true);
+          expect(await listener.timeout(5000).emitWithAck('unsubscribe', { channel: 'location', id: place.id })).toMatchObject({ status: 404 });
+          return announce(a, other.id); // the other subscription still hears
+        },
+        check: (payload, location) => expect(payload).toEqual(location),
+      };
+    },
+  },
+  {
+    name: 'logout through A ends that session’s sockets on B, not the user’s other session',
+    async arrange({ a, b }) {
+      const alice = await aResident(a);
+      const other = await a.rest('POST', '/api/auth/login/', { body: { username: alice.username, password: alice.password } });
+      const listener = await b.socket(alice.token);
+      const otherDevice = await b.socket(other.body.access_token);
+      return {
+        listener,
+        event: 'auth:expired',
+        quiet: [otherDevice],
+        act: () => a.rest('POST', '/api/auth/logout/', { token: alice.token, body: { refresh: alice.refresh } }),
+        check: async () => {
+          await endedBy(listener);
+          expect(otherDevice.connected).toBe(true);
+          expect(await otherDevice.timeout(5000).emitWithAck('users.profile', {})).toMatchObject({ status: 200 });
+        },
+      };
+    },
+  },
+  {
+    name: 'a refresh token reused through A revokes its family: that session’s sockets on B end',
+    async arrange({ a, b }) {
+      const alice = await aResident(a);
+      const listener = await b.socket(alice.token);
+      return {
+        listener,
+        event: 'auth:expired',
+        act: async () => {
+          expect((await a.rest('POST', '/api/auth/refresh/', { body: { refresh: alice.refresh } })).status).toBe(200);
+          expect((await a.rest('POST', '/api/auth/refresh/', { body: { refresh: alice.refresh } })).status).toBe(401); // reuse
+        },
+        check: () => endedBy(listener),
+      };
+    },
+  },
+  {
+    name: 'a password reset through A ends every session’s sockets on B',
+    async arrange({ a, b }) {
+      const alice = await aResident(a);
+      const other = await a.rest('POST', '/api/auth/login/', { body: { username: alice.username, password: alice.password } });
+      const listener = await b.socket(alice.token);
+      const otherDevice = await b.socket(other.body.access_token);
+      return {
+        listener,
+        event: 'auth:expired',
+        act: async () => {
+          expect((await a.rest('POST', '/api/auth/password-reset/request/', { body: { email: alice.email } })).status).toBe(200);
+          const otp = await latestResetCode(a, alice.email);
+          const confirmed = await a.rest('POST', '/api/auth/password-reset/confirm/', { body: { email: alice.email, otp, new_password: 'a-brand-new-password' } });
+          expect(confirmed.status).toBe(200);
+        },
+        check: async () => {
+          await endedBy(listener);
+          await endedBy(otherDevice);
+        },
+      };
+    },
+  },
+  {
+    name: 'deactivation through A disconnects the user’s sockets on B, which hear nothing more',
+    async arrange({ a, b, admin }) {
+      const alice = await aResident(a);
+      const listener = await b.socket(alice.token);
+      return {
+        listener,
+        event: 'disconnect',
+        act: () => a.rest('PATCH', `/api/admin/users/${alice.username}/`, { token: admin, body: { is_active: false } }),
+        check: async (reason) => {
+          expect(reason).toBe('io server disconnect');
+          const pushed = noEvent(listener, 'notification:created', 500);
+          await aNotification(a, alice.id);
+          await pushed;
+        },
+      };
+    },
+  },
+];
+
+for (const adapter of ['classic', 'sharded'] as const) {
+  describeWithRedis(`cross-node delivery with REDIS_ADAPTER=${adapter}`, () => {
+    let cluster: TestCluster & { admin: string };
+    beforeAll(async () => {
+      const admin = adminEnv();
+      const started = await startCluster({ REDIS_ADAPTER: adapter, REFRESH_REUSE_GRACE_SECONDS: '0' }, admin);
+      cluster = { ...started, admin: await loginAdmin(started.a, admin) };
+    });
+    afterAll(async () => {
+      await cluster?.stop();
+    });
+
+    test.each(CROSS_NODE_EVENTS.map((row) => [row.name, row] as const))('%s', async (_name, row) => {
+      const { listener, event, act, check = () => undefined, quiet = [] } = await row.arrange(cluster);
+      // Every `event` the listener hears; the act may cause others of the same name first (a move's own update).
+      const heard: unknown[] = [];
+      listener.on(event, (payload: unknown) => heard.push(payload));
+      const silences = quiet.map((s) => noEvent(s, event, 800));
+      const acted = await act();
+      await expectSomeHeard(heard, event, (payload) => check(payload, acted));
+      await Promise.all(silences);
+    });
+  });
+}
+
+/** Wait until one of the heard payloads passes `check`; fail with the last check's error (or none heard). */
+async function expectSomeHeard(heard: unknown[], event: string, check: (payload: unknown) => void | Promise<void>, ms = 5000): Promise<void> {
+  const until = Date.now() + ms;
+  let lastError: unknown = new Error(`no ${event} within ${ms} ms`);
+  let tried = 0;
+  while (Date.now() < until) {
+    for (; tried < heard.length; tried++) {
+      try {
+        await check(heard[tried]);
+        return;
+      } catch (err) {
+        lastError = err;
+      }
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw lastError;
+}
