@@ -6,6 +6,7 @@ import type { Browser, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 import { aNeighbourhood, aPoll, aPost, aResidentOf, aWav } from '../builders/posts.js';
 import { PNG_1X1 } from '../helpers/images.js';
+import { aProduct, aStore } from '../builders/stores.js';
 import { QR_OPTIONS } from '../../src/http/display/display-qr.js';
 import { escapeHtml } from '../../src/http/display/display-page.js';
 import { loadConfig } from '../../src/platform/config.js';
@@ -308,6 +309,29 @@ describeInBrowser('the display in Chromium', () => {
       [oldest.id, oldest.poll_data.options[2].id],
       { timeout: 1000 },
     );
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  test("when the place has shops, then the page lists its shops and products, and shows product and store shares with their price", async () => {
+    const place = await aNeighbourhood(app);
+    const seller = await aResidentOf(app, place);
+    const store = await aStore(app, seller, { name: 'Corner Bakery', description: 'Sourdough every morning' });
+    const product = await aProduct(app, seller, store.id, { name: 'Rye loaf', price: '4.20' });
+    const { page, problems } = await openDisplay(place.locationId);
+    await page.locator(`#stores [data-id="${store.id}"]`, { hasText: 'Corner Bakery' }).waitFor({ timeout: 5000 });
+    expect(await page.locator(`#products [data-id="${product.id}"]`).textContent()).toContain('4.20');
+    expect(await page.locator('#count-stores .count__value').textContent()).toBe('1');
+
+    const productShare = await aPost(app, seller, { post_type: 'product_share', content: 'Fresh from the oven', shared_product_id: product.id });
+    const productCard = page.locator(`.post[data-post-id="${productShare.id}"]`);
+    await productCard.waitFor({ timeout: 1000 });
+    expect(await productCard.locator('.share__name').textContent()).toBe('Rye loaf');
+    expect(await productCard.locator('.share__price').textContent()).toBe('4.20');
+    expect(await productCard.locator('.post__kind').textContent()).toBe('For sale');
+    const storeShare = await aPost(app, seller, { post_type: 'store_share', content: 'Come and see us', shared_store_id: store.id });
+    await page.locator(`.post[data-post-id="${storeShare.id}"] .share__name`, { hasText: 'Corner Bakery' }).waitFor({ timeout: 1000 });
+    await page.screenshot({ path: path.join(OUTPUT_DIR, 'display-shops.png') });
     expect(problems).toEqual([]);
     await page.close();
   });
