@@ -57,8 +57,56 @@ export function multipartFor(op: Operation): RequestHandler {
   return (req, res, next) => {
     if (!req.is('multipart/form-data')) return next();
     if (Number(req.headers['content-length'] ?? 0) > maxBodyBytes) return next(bodyTooLarge());
+    const caller = uploadCaller(req, res);
+    if (!uploadsInFlight.begin(caller)) {
+      res.setHeader('Retry-After', '1');
+      return next(new HttpBodyError(429, TOO_MANY_UPLOADS));
+    }
+    // Until the answer is sent (or the client goes away), the body is held in memory: it counts until then.
+    let ended = false;
+    const end = () => {
+      if (!ended) uploadsInFlight.end(caller);
+      ended = true;
+    };
+    res.once('finish', end);
+    res.once('close', end);
     upload(req, res, (err?: unknown) => next(err === undefined ? undefined : asBodyError(err)));
   };
+}
+
+/**
+ * Uploads one caller may have in progress on this node. Rate limits count requests started, not requests
+ * running: without this, one account could hold dozens of product forms (10 images of 10 MB each) in memory
+ * at once and run the node out of it.
+ */
+export const MAX_UPLOADS_IN_FLIGHT_PER_CALLER = 2;
+// The contract's throttle body: the client retries as it would after any 429.
+export const TOO_MANY_UPLOADS = 'Request was throttled. Expected available in 1 second.';
+
+class InFlightCounter {
+  private readonly counts = new Map<string, number>();
+  constructor(private readonly max: number) {}
+
+  begin(key: string): boolean {
+    const n = this.counts.get(key) ?? 0;
+    if (n >= this.max) return false;
+    this.counts.set(key, n + 1);
+    return true;
+  }
+
+  end(key: string): void {
+    const n = (this.counts.get(key) ?? 1) - 1;
+    if (n <= 0) this.counts.delete(key);
+    else this.counts.set(key, n);
+  }
+}
+
+const uploadsInFlight = new InFlightCounter(MAX_UPLOADS_IN_FLIGHT_PER_CALLER);
+
+/** The signed-in user, else the client address (operations that take files are signed-in ones today). */
+function uploadCaller(req: IncomingMessage & { ip?: string }, res: { locals: Record<string, unknown> }): string {
+  const userId = (res.locals.auth as { user?: { id?: string } | null } | undefined)?.user?.id;
+  return userId ? `user:${userId}` : `ip:${req.ip ?? req.socket.remoteAddress ?? ''}`;
 }
 
 /** A stream that passes bytes through until `limit`, then fails the parser it feeds with a 413. */

@@ -76,7 +76,7 @@ const schema = z.object({
   RATE_LIMIT_DEFAULT_WRITES_PER_MINUTE: z.coerce.number().int().positive().default(120),
   /** Socket.IO cross-node adapter with REDIS_URL: `classic` (PUBLISH on one channel) or `sharded` (Redis 7 SPUBLISH, a channel per room). */
   REDIS_ADAPTER: z.enum(['classic', 'sharded']).default('classic'),
-  /** Live sockets one user may hold across the cluster (counted per node without Redis); beyond: connect_error. */
+  /** Live sockets one user may hold on one node (counted in each node's memory); beyond: connect_error. */
   SOCKET_MAX_CONNECTIONS_PER_USER: z.coerce.number().int().positive().default(20),
   /** Live sockets one client address may hold (anonymous and signed-in alike). */
   SOCKET_MAX_CONNECTIONS_PER_IP: z.coerce.number().int().positive().default(500),

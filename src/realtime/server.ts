@@ -83,12 +83,17 @@ export function createRealtimeServer(httpServer: http.Server, operations: readon
     const token = handshakeToken(socket);
     const auth = token ? await deps.authenticate(token).catch(() => null) : null;
     if (token !== undefined && !auth) return next(new Error('unauthorized'));
-    // Counted only once the socket is known to be admitted; released when it disconnects (or is refused here).
+    // A client that hung up while its token was checked never becomes a socket (Socket.IO fires no
+    // 'disconnect' for it): counting it would leak a connection slot of its address and user for good.
+    if (socket.conn.readyState !== 'open') return next(new Error('closed'));
+    // Counted only once the socket is known to be admitted; released when its connection closes, whether or not
+    // it ever became a connected socket (release is idempotent; 'disconnect' releases it too).
     const refusal = caps.admitAddress(socket, socketContext(socket, null).ip) ?? (auth ? caps.admitUser(socket, auth.user.id) : null);
     if (refusal) {
       caps.release(socket);
       return next(tooManyConnections(refusal));
     }
+    socket.conn.once('close', () => caps.release(socket));
     if (auth) startSession(socket, auth, clock);
     next();
   });

@@ -257,4 +257,12 @@ describe('community channel', () => {
     expect(app.server.io.of('/').sockets.get(s.id!)?.rooms.has(channelRoom('community', club.id))).toBe(true);
     expect(await s.timeout(5000).emitWithAck('subscribe', { channel: 'community', id: crypto.randomUUID() })).toEqual({ status: 404, body: { detail: 'Not found.' } });
   });
+
+  test('when an anonymous socket subscribes to a community, then 401 and it is not in the room', async () => {
+    const alice = await aResident(app);
+    const club = await aCommunity(app, alice);
+    const anonymous = await app.socket();
+    expect(await anonymous.timeout(5000).emitWithAck('subscribe', { channel: 'community', id: club.id })).toEqual({ status: 401, body: { detail: 'Authentication credentials were not provided.' } });
+    expect(app.server.io.of('/').sockets.get(anonymous.id!)?.rooms.has(channelRoom('community', club.id))).toBe(false);
+  });
 });

@@ -24,6 +24,14 @@ describe("a store's community", () => {
     expect(after.body.community).toBeNull();
   });
 
+  test('when the owner is not a member of the community, then linking the store to it is a field error', async () => {
+    const founder = await aShopper(app);
+    const community = await aCommunity(app, founder);
+    const outsider = await aShopper(app);
+    const res = await app.rest('POST', '/api/stores/stores/', { token: outsider.token, body: { name: 'Outsider shop', slug: `outsider-${Date.now()}`, community: community.id } });
+    expect(res).toMatchObject({ status: 400, body: { community: ['You can only link a store to a community you belong to.'] } });
+  });
+
   test('when the community does not exist, then creating or updating the store is a field error and nothing is written', async () => {
     const owner = await aShopper(app);
     const missing = crypto.randomUUID();

@@ -7,7 +7,7 @@ import { platform } from '../../platform/index.js';
 import { currentDb, transaction } from '../../platform/db.js';
 import { notifyMany } from '../notifications/notifications.service.js';
 import { messageNow } from './message-clock.js';
-import { findConversationFor, findDirectConversationId, findMessage, findMessageIn, listConversations, listMessages, participantIds } from './messages.queries.js';
+import { findConversationFor, findDirectConversationId, findMessage, findMessageIn, isParticipant, listConversations, listMessages, participantIds } from './messages.queries.js';
 import {
   serializeConversation,
   serializeMessage,
@@ -81,7 +81,8 @@ export async function getConversation(ctx: AuthedContext, id: string): Promise<C
 }
 
 export async function listConversationMessages(ctx: AuthedContext, id: string, input: { page?: number; page_size?: number; before?: string }) {
-  if (!(await findConversationFor(id, ctx.user.id))) throw notFound();
+  // The access check only: the conversation's full view (participants, unread count) is not needed here.
+  if (!(await isParticipant(id, ctx.user.id))) throw notFound();
   let beforeSeq: number | null = null;
   if (input.before) {
     const cursor = await findMessageIn(id, input.before);

@@ -39,11 +39,24 @@ export async function listProductsPage(ctx: RequestContext, input: ProductFilter
 
 const tooManyImages = () => fieldError('uploaded_images', `A product has at most ${MAX_PRODUCT_IMAGES} images.`);
 
-async function storeImages(tx: Tx, files: StagedFiles, productId: string, uploads: UploadedFile[]): Promise<void> {
-  if (!uploads.length) return;
+/**
+ * Image files are written before the transaction that names them: an upload (to S3, seconds) must not hold the
+ * product's row lock, which orders wait for, nor a pool connection (the embedded database has one).
+ */
+async function stageImages(files: StagedFiles, uploads: UploadedFile[]): Promise<string[]> {
   const keys: string[] = [];
   for (const file of uploads) keys.push(await files.put('products/images', file));
-  await tx.insert(productImages).values(keys.map((image) => ({ productId, image })));
+  return keys;
+}
+
+async function insertImages(tx: Tx, productId: string, keys: string[]): Promise<void> {
+  if (keys.length) await tx.insert(productImages).values(keys.map((image) => ({ productId, image })));
+}
+
+/** Cheap ownership check before any file is written; the transaction checks again under its lock. */
+async function storeOwnerOf(storeId: string): Promise<string | null> {
+  const [store] = await platform.db.select({ ownerId: stores.ownerId }).from(stores).where(eq(stores.id, storeId)).limit(1);
+  return store?.ownerId ?? null;
 }
 
 export async function createProduct(ctx: AuthedContext, input: ProductFields & { store_id: string; name: string; category: ProductCategory; stock: number }): Promise<ProductBody> {
@@ -52,9 +65,13 @@ export async function createProduct(ctx: AuthedContext, input: ProductFields & {
   if (priceType === 'fixed' && price === null) throw fieldError('price', PRICE_REQUIRED);
   const uploads = input.uploaded_images ?? [];
   if (uploads.length > MAX_PRODUCT_IMAGES) throw tooManyImages();
+  const owner = await storeOwnerOf(input.store_id);
+  if (!owner) throw notFound(STORE_NOT_FOUND);
+  if (owner !== ctx.user.id) throw forbidden(NOT_YOUR_STORE);
   const files = new StagedFiles();
   let id: string;
   try {
+    const imageKeys = await stageImages(files, uploads);
     id = await transaction(platform.db, async (tx) => {
       // KEY SHARE: the store cannot be deleted under the new product, and its owner is the one read.
       const [store] = await tx.select({ ownerId: stores.ownerId }).from(stores).where(eq(stores.id, input.store_id)).for('key share');
@@ -64,7 +81,7 @@ export async function createProduct(ctx: AuthedContext, input: ProductFields & {
         .insert(products)
         .values({ storeId: input.store_id, name: input.name, description: input.description ?? '', category: input.category, stock: input.stock, priceType, price })
         .returning({ id: products.id });
-      await storeImages(tx, files, row.id, uploads);
+      await insertImages(tx, row.id, imageKeys);
       return row.id;
     });
   } catch (err) {
@@ -89,9 +106,18 @@ async function lockOwnProduct(tx: Tx, ctx: AuthedContext, id: string) {
 
 /** PUT and PATCH: only the fields sent change; images are added (uploaded_images) and removed (images_to_delete). */
 export async function updateProduct(ctx: AuthedContext, id: string, input: ProductFields & { images_to_delete?: string[] }): Promise<ProductBody> {
+  const [found] = await platform.db
+    .select({ ownerId: stores.ownerId })
+    .from(products)
+    .innerJoin(stores, eq(stores.id, products.storeId))
+    .where(eq(products.id, id))
+    .limit(1);
+  if (!found) throw notFound();
+  if (found.ownerId !== ctx.user.id) throw forbidden();
   const files = new StagedFiles();
   let removedKeys: string[] = [];
   try {
+    const imageKeys = await stageImages(files, input.uploaded_images ?? []);
     removedKeys = await transaction(platform.db, async (tx) => {
       const current = await lockOwnProduct(tx, ctx, id);
       const priceType = input.price_type ?? current.priceType;
@@ -114,7 +140,7 @@ export async function updateProduct(ctx: AuthedContext, id: string, input: Produ
       if (input.stock !== undefined) changes.stock = input.stock;
       await tx.update(products).set(changes).where(eq(products.id, id));
       if (removed.length) await tx.delete(productImages).where(inArray(productImages.id, removed.map((r) => r.id)));
-      await storeImages(tx, files, id, input.uploaded_images ?? []);
+      await insertImages(tx, id, imageKeys);
       return removed.map((r) => r.image);
     });
   } catch (err) {

@@ -8,6 +8,7 @@ import { platform } from '../../platform/index.js';
 import { transaction } from '../../platform/db.js';
 import { communityExists, findStore, imageKeysOfStores, listStores, locationPosition, lockStore, slugTaken, storesOwnedBy, userLocationId, type StoreFilters } from './stores.queries.js';
 import { serializeStore, type StoreBody } from './stores.serializer.js';
+import { isCommunityMember } from '../communities/summaries.js';
 import { StagedFiles, deleteFiles, violates } from './uploads.js';
 
 export const SLUG_TAKEN = 'This store identifier is already taken.';
@@ -61,13 +62,18 @@ const slugError = () => fieldError('slug', SLUG_TAKEN);
 const communityError = (id: string) => fieldError('community', `Invalid pk "${id}" - object does not exist.`);
 const COMMUNITY_FK = 'stores_community_id_fkey';
 
-async function checkCommunity(id: string | null | undefined): Promise<void> {
-  if (id && !(await communityExists(id))) throw communityError(id);
+export const NOT_A_MEMBER = 'You can only link a store to a community you belong to.';
+
+/** A store may name a community that exists and that its owner belongs to (as posting in it requires). */
+async function checkCommunity(id: string | null | undefined, userId: string): Promise<void> {
+  if (!id) return;
+  if (!(await communityExists(id))) throw communityError(id);
+  if (!(await isCommunityMember(id, userId))) throw fieldError('community', NOT_A_MEMBER);
 }
 
 export async function createStore(ctx: AuthedContext, input: StoreFields & { name: string; slug: string }): Promise<StoreBody> {
   if (await slugTaken(input.slug)) throw slugError();
-  await checkCommunity(input.community);
+  await checkCommunity(input.community, ctx.user.id);
   const place = await placement(input, () => userLocationId(ctx.user.id));
   const files = new StagedFiles();
   let id: string;
@@ -106,7 +112,7 @@ export async function updateStore(ctx: AuthedContext, id: string, input: StoreFi
   if (!before) throw storeNotFound();
   if (before.ownerId !== ctx.user.id) throw forbidden();
   if (input.slug !== undefined && (await slugTaken(input.slug, id))) throw slugError();
-  await checkCommunity(input.community);
+  await checkCommunity(input.community, ctx.user.id);
   const movesPlace = input.location !== undefined || (input.latitude !== undefined && input.longitude !== undefined);
   const place = movesPlace ? await placement(input, async () => before.locationId) : {};
   const files = new StagedFiles();
