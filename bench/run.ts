@@ -24,6 +24,7 @@ DB_CASES.push((await import('./cases/locations-naming.js')).locationsNamingCase)
 DB_CASES.push((await import('./cases/messages-communities.js')).messagesCommunitiesCase);
 DB_CASES.push((await import('./cases/marketplace.js')).marketplaceCase);
 DB_CASES.push((await import('./cases/sync.js')).syncCase);
+DB_CASES.push((await import('./cases/display.js')).displayCase);
 const ALL = [...DB_CASES.map((c) => c.name), 'kernel', 'adapters', 'realtime', 'startup', 'embedded'];
 const RESULTS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'results');
 

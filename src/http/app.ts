@@ -15,6 +15,7 @@ import { isTrustedProxy } from '../core/client-address.js';
 import { requestLogger } from './request-log.js';
 import { metricsRoute } from './metrics-route.js';
 import { health } from './health.js';
+import { displayRouter } from './display/display.route.js';
 
 /** The Express application: middleware, health, docs, media, and every operation as a route. */
 export function createHttpApp(operations: readonly Operation[], runner: OperationRunner): express.Express {
@@ -45,6 +46,8 @@ export function createHttpApp(operations: readonly Operation[], runner: Operatio
   if (platform.storage.kind === 'disk') {
     app.use('/media', express.static(path.join(config.dataDir, 'media'), { index: false, fallthrough: true, dotfiles: 'deny' }));
   }
+
+  app.use(displayRouter());
 
   // Bodies are parsed per route, after the caller is admitted (routes.ts).
   app.use(operationRouter(operations, runner, { json: config.JSON_BODY_LIMIT }));

@@ -28,6 +28,15 @@ const schema = z.object({
   ACCESS_TOKEN_LIFETIME_SECONDS: z.coerce.number().int().positive().default(3600),
   REFRESH_TOKEN_LIFETIME_SECONDS: z.coerce.number().int().positive().default(30 * 24 * 3600),
   PUBLIC_BASE_URL: optionalUrl,
+  /** Where the display's QR code leads, `{location_id}` filled in (default: the API's location feed). */
+  DISPLAY_FEED_URL: z.preprocess(
+    (v) => (v === '' ? undefined : v),
+    z
+      .string()
+      .refine((v) => v.includes('{location_id}'), 'Must contain {location_id}.')
+      .refine((v) => URL.canParse(v.replaceAll('{location_id}', '00000000-0000-4000-8000-000000000000')), 'Must be an absolute URL.')
+      .optional(),
+  ),
   S3_BUCKET: optionalText,
   S3_ENDPOINT: optionalUrl,
   S3_REGION: z.string().default('us-east-1'),
