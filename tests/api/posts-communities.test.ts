@@ -105,7 +105,8 @@ describe('neighbourhood posts stay where they are', () => {
   test('when a resident posts without community_id, then community fields are null and the community room hears nothing', async () => {
     const place = await aNeighbourhood(app);
     const club = await aCommunity(app, place.founder);
-    const room = await app.socket(place.founder.token);
+    // A signed-in watcher who lives elsewhere (the founder would hear the post as a resident of the place).
+    const room = await app.socket((await aResident(app)).token);
     expect(await room.timeout(5000).emitWithAck('subscribe', { channel: 'community', id: club.id })).toMatchObject({ status: 200 });
     const quiet = noEvent(room, 'post:created', 700);
     const bob = await aResidentOf(app, place);
