@@ -1,4 +1,5 @@
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { openApiFit } from '../helpers/openapi-fit.js';
 import { aPoll, aPost } from '../builders/posts.js';
 import { aResident } from '../builders/locations.js';
 import { aCity, aFeedPage, aResidentAt } from '../builders/feeds.js';
@@ -16,20 +17,7 @@ afterAll(async () => {
   await app.stop();
 });
 
-const resolve = (schema: any): any => (schema?.$ref ? resolve(doc.components.schemas[schema.$ref.replace('#/components/schemas/', '')]) : schema);
-const successSchema = (path: string) => resolve(doc.paths[path].get.responses[200].content['application/json'].schema);
-
-function expectBodyFits(schema: any, body: any, where: string): void {
-  schema = resolve(schema);
-  if (body === null || schema === undefined) return;
-  if (schema.anyOf) return expectBodyFits(schema.anyOf.find((s: any) => resolve(s).type !== 'null'), body, where);
-  if (schema.type === 'array') return body.forEach((item: unknown, i: number) => expectBodyFits(schema.items, item, `${where}[${i}]`));
-  if (schema.type !== 'object' || !schema.properties) return;
-  const undocumented = Object.keys(body).filter((k) => !(k in schema.properties));
-  const missing = (schema.required ?? []).filter((k: string) => !(k in body));
-  expect({ where, undocumented, missing }).toEqual({ where, undocumented: [], missing: [] });
-  for (const [key, value] of Object.entries(body)) expectBodyFits(schema.properties[key], value, `${where}.${key}`);
-}
+const { successSchema, expectBodyFits } = openApiFit(() => doc);
 
 describe('feeds in the OpenAPI document', () => {
   test('when each feed and the people enhancement answer, then each body fits its documented schema', async () => {

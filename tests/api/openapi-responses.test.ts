@@ -1,4 +1,5 @@
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { openApiFit } from '../helpers/openapi-fit.js';
 import { aUser } from '../builders/users.js';
 import { aNotification } from '../builders/notifications.js';
 
@@ -16,22 +17,7 @@ afterAll(async () => {
   await app.stop();
 });
 
-/** A schema with its `$ref` followed into components. */
-const resolve = (schema: any): any => (schema?.$ref ? resolve(doc.components.schemas[schema.$ref.replace('#/components/schemas/', '')]) : schema);
-const successSchema = (path: string, method: string, status = 200) => resolve(doc.paths[path][method].responses[status].content['application/json'].schema);
-
-/** Every key of the body is documented, and every required key is present (recursively into lists and objects). */
-function expectBodyFits(schema: any, body: any, where: string): void {
-  schema = resolve(schema);
-  if (body === null || schema === undefined) return;
-  if (schema.anyOf) return expectBodyFits(schema.anyOf.find((s: any) => resolve(s).type !== 'null'), body, where);
-  if (schema.type === 'array') return body.forEach((item: unknown, i: number) => expectBodyFits(schema.items, item, `${where}[${i}]`));
-  if (schema.type !== 'object' || !schema.properties) return;
-  const undocumented = Object.keys(body).filter((k) => !(k in schema.properties));
-  const missing = (schema.required ?? []).filter((k: string) => !(k in body));
-  expect({ where, undocumented, missing }).toEqual({ where, undocumented: [], missing: [] });
-  for (const [key, value] of Object.entries(body)) expectBodyFits(schema.properties[key], value, `${where}.${key}`);
-}
+const { successSchema, expectBodyFits } = openApiFit(() => doc);
 
 describe('response schemas in the OpenAPI document', () => {
   test('when users.profile is documented, then its 200 is the User component and a real profile fits it', async () => {
