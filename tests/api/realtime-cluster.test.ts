@@ -14,6 +14,8 @@ import { aConversation, aMessage } from '../builders/messages.js';
 import { aShopWithProduct, anOrder } from '../builders/stores.js';
 import { aComment, aNeighbourhood, aPoll, aPost } from '../builders/posts.js';
 import { aCommunity, joinCommunity } from '../builders/communities.js';
+import { announceExpiredPolls } from '../../src/modules/posts/poll-expiry.job.js';
+import { sql } from '../helpers/sql.js';
 
 const subscribeTo = (socket: Socket, channel: string, id: string) => socket.timeout(5000).emitWithAck('subscribe', { channel, id });
 
@@ -399,6 +401,26 @@ export const CROSS_NODE_EVENTS: CrossNodeCase[] = [
             post_id: poll.id,
             poll_data: { ...voted.poll_data, user_voted: false, options: voted.poll_data.options.map((o: Record<string, unknown>) => ({ ...o, user_voted: false })) },
           }),
+      };
+    },
+  },
+  {
+    name: 'poll:expired reaches the poll’s room on B when the expiry job runs on A',
+    async arrange({ a, b }) {
+      const place = await aNeighbourhood(a);
+      const poll = await aPoll(a, place.founder);
+      const listener = await b.socket();
+      expect(await subscribeTo(listener, 'post', poll.id)).toMatchObject({ status: 200 });
+      return {
+        listener,
+        event: 'poll:expired',
+        // The job runs in this process, which is node A; other files' expired polls may be announced too.
+        act: async () => {
+          await sql(`UPDATE polls SET expires_at = now() - interval '1 second' WHERE post_id = $1`, [poll.id]);
+          expect(await announceExpiredPolls()).toBeGreaterThanOrEqual(1);
+          return poll;
+        },
+        check: (payload, expired) => expect(payload).toMatchObject({ post_id: expired.id, poll_data: { id: expired.poll_data.id, is_expired: true } }),
       };
     },
   },
