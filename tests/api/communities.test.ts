@@ -1,4 +1,6 @@
 import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
 import { startTestApp, unique, type TestApp } from '../helpers/test-app.js';
 import { aResident } from '../builders/locations.js';
 import { aCategoryId, aCommunity, joinCommunity } from '../builders/communities.js';
@@ -12,6 +14,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await app.stop();
 });
+
+const mediaFile = (url: string) => path.join(app.dataDir, 'media', new URL(url).pathname.replace(/^\/media\//, ''));
 
 const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8ffff3f0005fe02fea7d6a4cf0000000049454e44ae426082', 'hex');
 
@@ -157,6 +161,37 @@ describe('owner rights', () => {
     expect(join).toMatchObject({ status: 404, body: { detail: 'Not found.' } });
     const profile = await app.rest('GET', '/api/users/profile/', { token: alice.token });
     expect(profile.body.owned_communities).toEqual([]);
+  });
+
+  test('when the owner deletes a community with an image post in it, then its pictures and the post’s image leave storage', async () => {
+    const alice = await aResident(app);
+    const category = await aCategoryId(app, alice);
+    const created = await app.http().post('/api/communities/communities/').set('Authorization', `Bearer ${alice.token}`).field('name', unique('Gone ')).field('category', category).attach('avatar', PNG, 'a.png').attach('banner', PNG, 'b.png');
+    expect(created.status).toBe(201);
+    const post = await app.http().post('/api/feed/posts/').set('Authorization', `Bearer ${alice.token}`).field('post_type', 'image').field('community_id', created.body.id).attach('media', PNG, 'p.png');
+    expect(post.status).toBe(201);
+    const files = [created.body.avatar, created.body.banner, post.body.media[0].file].map(mediaFile);
+    for (const file of files) expect(fs.existsSync(file)).toBe(true);
+    expect((await app.rest('DELETE', `/api/communities/communities/${created.body.id}/`, { token: alice.token })).status).toBe(204);
+    for (const file of files) expect(fs.existsSync(file)).toBe(false);
+    expect((await app.rest('GET', `/api/feed/posts/${post.body.id}/`, { token: alice.token })).status).toBe(404);
+  });
+
+  test('when two avatar replacements race, then the community keeps one of them and no other avatar file is left behind', async () => {
+    const alice = await aResident(app);
+    const category = await aCategoryId(app, alice);
+    const created = await app.http().post('/api/communities/communities/').set('Authorization', `Bearer ${alice.token}`).field('name', unique('Race ')).field('category', category).attach('avatar', PNG, 'first.png');
+    const replace = () => app.http().patch(`/api/communities/communities/${created.body.id}/`).set('Authorization', `Bearer ${alice.token}`).attach('avatar', PNG, 'next.png');
+    const avatarsDir = path.dirname(mediaFile(created.body.avatar));
+    const before = new Set(fs.readdirSync(avatarsDir));
+    // Two at once: the most uploads one caller may have in flight.
+    const answers = await Promise.all([replace(), replace()]);
+    expect(answers.map((a) => a.status)).toEqual([200, 200]);
+    const final = (await app.rest('GET', `/api/communities/communities/${created.body.id}/`, { token: alice.token })).body.avatar;
+    // The race's files (tests of this file run one at a time): only the avatar the row names remains, the first is gone.
+    const added = fs.readdirSync(avatarsDir).filter((f) => !before.has(f));
+    expect(added).toEqual([path.basename(mediaFile(final))]);
+    expect(fs.existsSync(mediaFile(created.body.avatar))).toBe(false);
   });
 
   test('when the owner tries to leave, then 400 and the owner stays a member', async () => {

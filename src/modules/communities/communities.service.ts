@@ -136,37 +136,58 @@ export async function updateCommunity(ctx: AuthedContext, id: string, input: Com
   if (input.location !== undefined) changes.locationId = input.location;
   if (images.avatar) changes.avatar = images.avatar;
   if (images.banner) changes.banner = images.banner;
+  let replaced: Array<string | null> = [];
   try {
-    const [row] = await platform.db
-      .update(communities)
-      .set(changes)
-      .where(and(eq(communities.id, id), eq(communities.ownerId, ctx.user.id)))
-      .returning({ id: communities.id });
-    if (!row) throw notFound();
+    replaced = await transaction(platform.db, async (tx) => {
+      // NO KEY UPDATE: two updates replacing the avatar queue here, so each deletes the file the row named
+      // when it got the lock (none is orphaned); joins and leaves (KEY SHARE) are not blocked.
+      const [locked] = await tx
+        .select({ avatar: communities.avatar, banner: communities.banner })
+        .from(communities)
+        .where(and(eq(communities.id, id), eq(communities.ownerId, ctx.user.id)))
+        .for('no key update');
+      if (!locked) throw notFound();
+      await tx.update(communities).set(changes).where(eq(communities.id, id));
+      return [images.avatar ? locked.avatar : null, images.banner ? locked.banner : null];
+    });
   } catch (err) {
     await images.discard();
     if (isUniqueViolation(err)) throw new AppError(400, { name: [NAME_TAKEN] });
     throw err;
   }
-  for (const old of [images.avatar && before.avatar, images.banner && before.banner]) {
-    if (old) await platform.storage.delete(old).catch(() => undefined);
-  }
+  await deleteStoredFiles(replaced);
   return communityBody(id, ctx);
 }
 
-/** Owner only. The row goes (memberships with it): a deleted community no longer exists anywhere. */
+/**
+ * Owner only. The row goes, and with it (ON DELETE CASCADE) its memberships and the posts made in it; the files
+ * of those posts (images, audio) and the community's own pictures are deleted from storage once that committed.
+ */
 export async function deleteCommunity(ctx: AuthedContext, id: string): Promise<void> {
   const community = await findCommunity(id);
   if (!community) throw notFound();
   if (community.ownerId !== ctx.user.id) throw forbidden();
-  const [row] = await platform.db
-    .delete(communities)
-    .where(and(eq(communities.id, id), eq(communities.ownerId, ctx.user.id)))
-    .returning({ id: communities.id });
-  if (!row) throw notFound();
-  for (const key of [community.avatar, community.banner]) {
-    if (key) await platform.storage.delete(key).catch(() => undefined);
-  }
+  const files = await transaction(platform.db, async (tx) => {
+    const [locked] = await tx
+      .select({ avatar: communities.avatar, banner: communities.banner })
+      .from(communities)
+      .where(and(eq(communities.id, id), eq(communities.ownerId, ctx.user.id)))
+      .for('update');
+    if (!locked) throw notFound();
+    // The posts of the community cannot gain files meanwhile: a new post's insert waits for this lock (FK).
+    const { rows } = await tx.execute<{ file: string }>(sql`
+      SELECT m.file FROM post_media m JOIN posts p ON p.id = m.post_id WHERE p.community_id = ${id}::uuid
+      UNION ALL
+      SELECT a.file FROM post_audio a JOIN posts p ON p.id = a.post_id WHERE p.community_id = ${id}::uuid`);
+    await tx.delete(communities).where(eq(communities.id, id));
+    return [locked.avatar, locked.banner, ...rows.map((r) => r.file)];
+  });
+  await deleteStoredFiles(files);
+}
+
+/** Best effort, after the commit: a file left behind costs storage, not correctness (no row names it). */
+async function deleteStoredFiles(keys: Array<string | null>): Promise<void> {
+  await Promise.all(keys.filter((k): k is string => Boolean(k)).map((k) => platform.storage.delete(k).catch(() => undefined)));
 }
 
 /**
