@@ -1,4 +1,4 @@
-import { pgTable, uuid, text, boolean, doublePrecision, timestamp } from 'drizzle-orm/pg-core';
+import { pgTable, uuid, text, boolean, doublePrecision, integer, timestamp } from 'drizzle-orm/pg-core';
 import { geographyPoint } from './geography.js';
 import { locations } from './locations.js';
 import { users } from './users.js';
@@ -22,6 +22,9 @@ export const stores = pgTable('stores', {
   communityId: uuid('community_id'),
   /** The location's 17 levels broad to narrow, lower-cased ('' for none): set by triggers (0008), never by the service. */
   placeLevels: text('place_levels').array().notNull().default([]),
+  /** Its products' count and newest creation time: kept by triggers on products (0016), never by the service. */
+  productsCount: integer('products_count').notNull().default(0),
+  lastProductAt: timestamp('last_product_at', { withTimezone: true }),
   isVerified: boolean('is_verified').notNull().default(false),
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
