@@ -6,14 +6,16 @@ import { AppError } from './errors.js';
  * - no connection within DATABASE_CONNECT_TIMEOUT_MS (pg-pool's own messages: a full pool, or a server
  *   that does not accept the connection in time);
  * - 57014 query_canceled: statement_timeout (DATABASE_STATEMENT_TIMEOUT_MS) ended the statement;
- * - 55P03 lock_not_available: a lock_timeout ran out.
+ * - 55P03 lock_not_available: a lock_timeout ran out;
+ * - 40P01 deadlock_detected and 40001 serialization_failure: this transaction lost a race that PostgreSQL broke by
+ *   ending it (rolled back whole, so nothing was half written); the same request again normally succeeds.
  * Drizzle wraps driver errors, so the whole `cause` chain is inspected.
  */
 export const SERVICE_UNAVAILABLE_BODY = { detail: 'Service temporarily unavailable, try again later.' };
 const RETRY_AFTER_SECONDS = '5';
 
 const POOL_TIMEOUT_MESSAGES = ['timeout exceeded when trying to connect', 'Connection terminated due to connection timeout'];
-const TIMEOUT_CODES = new Set(['57014', '55P03']);
+const TIMEOUT_CODES = new Set(['57014', '55P03', '40P01', '40001']);
 
 export function isDatabaseTimeout(err: unknown): boolean {
   for (let e = err as { code?: unknown; message?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) {
