@@ -77,6 +77,18 @@ describe('GET /display/{location_id}', () => {
     }
   });
 
+  test('when a display asks for the place\'s summary, then it gets the name and counts it shows, nothing more; unknown places are 404', async () => {
+    const place = await aNeighbourhood(app);
+    await aResidentOf(app, place);
+    const res = await app.http().get(`/display/${place.locationId}/summary.json`);
+    expect(res.status).toBe(200);
+    expect(res.headers['cache-control']).toBe('no-store');
+    expect(res.body).toEqual({ id: place.locationId, name: expect.any(String), total_users: 2, post_count: 0, store_count: 0 });
+    for (const address of [`/display/${crypto.randomUUID()}/summary.json`, '/display/not-a-place/summary.json']) {
+      expect(await app.http().get(address)).toMatchObject({ status: 404, body: { detail: 'Not found.' } });
+    }
+  });
+
   test('when ?theme=dark or light is given, then the page forces it; anything else follows the screen', async () => {
     const place = await aNeighbourhood(app);
     expect((await app.http().get(`/display/${place.locationId}?theme=dark`)).text).toContain('<html lang="en" data-theme="dark">');
@@ -233,6 +245,8 @@ describeInBrowser('the display in Chromium', () => {
     }
     await page.waitForSelector('body[data-status="offline"]', { timeout: 5000 });
     const missed = await aPost(app, neighbour, { content: `Posted while the display was offline ${crypto.randomUUID().slice(0, 6)}` });
+    // Someone moves in meanwhile: the location:updated event is lost with the socket.
+    await aResidentOf(app, place);
     await page.waitForTimeout(300);
     expect(await page.locator(`.post[data-post-id="${missed.id}"]`).count()).toBe(0);
 
@@ -243,6 +257,8 @@ describeInBrowser('the display in Chromium', () => {
     await page.locator(`.post[data-post-id="${missed.id}"]`).waitFor({ timeout: 5000 });
     expect(await page.locator(`.post[data-post-id="${created.id}"]`).count()).toBe(1);
     expect(await page.locator('#count-posts .count__value').textContent()).toBe('6');
+    // The neighbours count is read again after the reconnection.
+    await page.waitForFunction(() => document.querySelector('#count-members .count__value')?.textContent === '3', undefined, { timeout: 3000 });
     // The poll's room was joined again: a vote after the reconnection still moves the bars.
     await page.locator(`.post[data-post-id="${poll.id}"][data-live="true"]`).waitFor({ timeout: 3000 });
     const park = poll.poll_data.options[0];

@@ -29,6 +29,9 @@ export function displayRouter(): express.Router {
     setPageHeaders(req, res);
     res.status(404).send(missingPlacePage(themeOf(req.query.theme)));
   });
+  router.get('/display/:location_id/summary.json', (req, res, next) => {
+    serveSummary(req, res).catch(next);
+  });
   router.get(['/display/:location_id', '/display/:location_id/'], (req, res, next) => {
     servePage(req, res).catch(next);
   });
@@ -66,6 +69,26 @@ async function servePage(req: Request, res: Response): Promise<void> {
       theme,
     }),
   );
+}
+
+/**
+ * The place's name and live counts as JSON, for a display that comes back after a gap: no anonymous API operation
+ * answers them (locations.detail needs a signed-in caller), and they are what the page printed at load. Only what
+ * the page itself shows: no point, no boundary.
+ */
+async function serveSummary(req: Request, res: Response): Promise<void> {
+  res.setHeader('Cache-Control', 'no-store');
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  const id = String(req.params.location_id);
+  if (!isUuid(id)) return void res.status(404).json({ detail: 'Not found.' });
+  try {
+    const location = await locationDetail(id.toLowerCase());
+    res.json({ id: location.id, name: location.name, total_users: location.total_users, post_count: location.post_count, store_count: location.store_count });
+  } catch (err) {
+    if (err instanceof AppError && err.status === 404) return void res.status(404).json({ detail: 'Not found.' });
+    if (isDatabaseTimeout(err)) return void res.status(503).setHeader('Retry-After', '15').json({ detail: 'Service temporarily unavailable, try again later.' });
+    throw err;
+  }
 }
 
 function setPageHeaders(req: Request, res: Response): void {

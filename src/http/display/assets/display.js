@@ -83,6 +83,23 @@ async function onConnect() {
     return;
   }
   void refreshMarket();
+  void refreshSummary();
+}
+
+/** The neighbours count (and the name) as they are now: people who moved in while the page was away sent no event. */
+async function refreshSummary() {
+  try {
+    const res = await fetch(`/display/${encodeURIComponent(locationId)}/summary.json`, { cache: 'no-store' });
+    if (!res.ok) return;
+    const summary = await res.json();
+    if (typeof summary.name === 'string') {
+      $('place-name').textContent = summary.name;
+      document.title = `${summary.name} · live`;
+    }
+    if (typeof summary.total_users === 'number') setCount('count-members', summary.total_users);
+  } catch {
+    // offline: the next connection reads again
+  }
 }
 
 async function catchUp() {
