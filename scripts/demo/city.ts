@@ -223,6 +223,7 @@ const POLLS: { question: string; options: string[]; multiple: boolean }[] = [
   { question: 'Would you use a tool library?', options: ['Yes, weekly', 'Now and then', 'Probably not'], multiple: false },
   { question: 'Favourite local walk?', options: ['Along the water', 'Up the hill', 'Through the park', 'Around the old streets'], multiple: false },
 ];
+const POLL_TEXTS = ['Quick poll for {hood}, vote below!', 'Settling a debate from the meeting at {spot}.', 'Help us decide, neighbours.', 'Your turn to choose, {hood}.'];
 const COMMENTS = ['Thanks for sharing!', 'Same here.', 'I can help with that.', 'Lovely!', 'Good to know, thanks.', 'Count me in.', 'Where exactly?', 'Ha, brilliant.', 'Saw it too!', 'Sent you a message.', 'This is why I love this neighbourhood.', 'Any update?'];
 const REPLIES = ['Agreed!', 'Exactly this.', 'Thanks, will do.', 'See you there.'];
 const SHARE_TEXTS = { product_share: 'Treated myself to this, highly recommend.', store_share: 'If you have not been yet, go. Lovely people.', community_share: 'Join us, everyone welcome!' };
@@ -240,7 +241,7 @@ const CHAT = [
 const fill = (template: string, hood: Neighbourhood, r: Rng) => template.replace('{street}', r.pick(hood.streets)).replace('{spot}', r.pick(hood.spots)).replace('{hood}', hood.name);
 
 /** Plans a city of `size` people (the host first) from `seed`. */
-export function planCity(size: number, seed = DEFAULT_SEED): CityPlan {
+export function planCity(size: number, seed = DEFAULT_SEED, postsPerPerson = 2.5): CityPlan {
   const r = rng(seed);
 
   const users: PlannedUser[] = [];
@@ -313,9 +314,9 @@ export function planCity(size: number, seed = DEFAULT_SEED): CityPlan {
     return { owner: owner.username, name: idea.name, description: idea.description, category: idea.category, hood: idea.hood, members };
   });
 
-  // About 2.5 posts per person, every type; reactions come from people of the same neighbourhood.
+  // About 2.5 posts per person by default, every type; reactions come from people of the same neighbourhood.
   const posts: PlannedPost[] = [];
-  const postCount = Math.round(size * 2.5);
+  const postCount = Math.max(7, Math.round(size * postsPerPerson));
   const types: PostType[] = ['text', 'text', 'text', 'text', 'text', 'text', 'image', 'image', 'image', 'poll', 'poll', 'audio', 'product_share', 'store_share', 'community_share'];
   for (let i = 0; i < postCount; i++) {
     // The first posts cover every type once, so even a small city has them all.
@@ -332,7 +333,7 @@ export function planCity(size: number, seed = DEFAULT_SEED): CityPlan {
     if (post_type === 'audio') post.content = fill(r.pick(AUDIO_TEXTS), hood, r);
     if (post_type === 'poll') {
       post.poll = r.pick(POLLS);
-      post.content = post.poll.question;
+      post.content = fill(r.pick(POLL_TEXTS), hood, r);
     }
     if (post_type === 'product_share') {
       const store = r.pick(stores);

@@ -9,6 +9,8 @@ export interface DemoOptions {
   /** People in the city (50 to 200 for a believable one). */
   users?: number;
   seed?: number;
+  /** Posts per person (2.5 by default; tests use fewer). */
+  postsPerPerson?: number;
   /** An administrator's login: accounts are then created with POST /api/admin/users/, past the per-address register budget. */
   adminEmail?: string;
   adminPassword?: string;
@@ -41,7 +43,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
   const api = new Api(baseUrl);
   const size = options.users ?? 100;
   if (!Number.isInteger(size) || size < 10 || size > 500) throw new DemoError('--users must be a whole number from 10 to 500.');
-  const plan = planCity(size, options.seed ?? DEFAULT_SEED);
+  const plan = planCity(size, options.seed ?? DEFAULT_SEED, options.postsPerPerson);
   const created = Object.fromEntries(KINDS.map((k) => [k, 0])) as Record<Kind, number>;
   const existing = Object.fromEntries(KINDS.map((k) => [k, 0])) as Record<Kind, number>;
 
