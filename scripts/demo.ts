@@ -4,8 +4,9 @@
  *
  *   npm run demo [-- --url=http://localhost:8000] [--users=100] [--seed=13]
  *
- * Over 20 people need an administrator (register allows 20 an hour per address): start the service with
- * ADMIN_EMAIL and ADMIN_PASSWORD and run the demo with the same variables (or --admin-email/--admin-password).
+ * People sign up over the public register, each from an address of their own (the service believes X-Forwarded-For
+ * from loopback by default). Where it does not, give an administrator: start the service with ADMIN_EMAIL and
+ * ADMIN_PASSWORD and run the demo with the same variables (or --admin-email/--admin-password).
  */
 import { DemoError, runDemo } from './demo/run.js';
 

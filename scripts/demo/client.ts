@@ -37,11 +37,15 @@ export class Api {
     private readonly maxWaitSeconds = 120,
   ) {}
 
-  async call(method: string, path: string, opts: { token?: string; json?: unknown; form?: Fields; query?: Record<string, string | number | undefined>; noRetry?: boolean } = {}): Promise<ApiAnswer> {
+  async call(
+    method: string,
+    path: string,
+    opts: { token?: string; json?: unknown; form?: Fields; query?: Record<string, string | number | undefined>; headers?: Record<string, string>; noRetry?: boolean } = {},
+  ): Promise<ApiAnswer> {
     const url = new URL(path, this.baseUrl);
     for (const [k, v] of Object.entries(opts.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
     for (let attempt = 0; ; attempt++) {
-      const headers: Record<string, string> = {};
+      const headers: Record<string, string> = { ...opts.headers };
       if (opts.token) headers.authorization = `Bearer ${opts.token}`;
       let body: string | FormData | undefined;
       if (opts.form) {
