@@ -69,3 +69,40 @@ describe('PATCH /api/admin/users/{username}/', () => {
     expect(deniedSocket).toEqual({ status: deniedRest.status, body: deniedRest.body });
   });
 });
+
+describe('POST /api/admin/users/', () => {
+  const fields = () => {
+    const username = unique('made');
+    return { email: `${username}@example.test`, username, display_name: 'Made By Admin', password: 'made-password-1' };
+  };
+
+  test('when an administrator creates accounts past the registration budget of its address, then each is created, answers its tokens and sets no cookie', async () => {
+    // register allows 20 an hour per address; administrators are not counted against it.
+    for (let i = 0; i < 21; i++) {
+      const body = fields();
+      const res = await app.rest('POST', '/api/admin/users/', { token: adminToken, body });
+      expect(res).toMatchObject({ status: 201, body: { user: { username: body.username, email: body.email } } });
+      expect(res.headers['set-cookie']).toBeUndefined();
+      if (i === 0) {
+        expect((await app.rest('GET', '/api/users/profile/', { token: res.body.access_token })).body.username).toBe(body.username);
+        const login = await app.rest('POST', '/api/auth/login/', { body: { username: body.username, password: body.password } });
+        expect(login.status).toBe(200);
+      }
+    }
+  });
+
+  test('when the username is taken, then the same field error as register', async () => {
+    const body = fields();
+    expect((await app.rest('POST', '/api/admin/users/', { token: adminToken, body })).status).toBe(201);
+    const again = await app.rest('POST', '/api/admin/users/', { token: adminToken, body: { ...body, email: `other-${body.email}` } });
+    expect(again).toMatchObject({ status: 400, body: { username: ['A user with that username already exists.'] } });
+  });
+
+  test('when a normal user or nobody calls it, then 403 or 401 and no account', async () => {
+    const mallory = await aUser(app);
+    const body = fields();
+    expect((await app.rest('POST', '/api/admin/users/', { token: mallory.token, body })).status).toBe(403);
+    expect((await app.rest('POST', '/api/admin/users/', { body })).status).toBe(401);
+    expect((await app.rest('GET', `/api/users/${body.username}`)).status).toBe(404);
+  });
+});

@@ -16,6 +16,27 @@ const RESERVED_USERNAMES = new Set(['profile', 'search', 'nearby-users', 'update
 const zPassword = () => z.string().min(8, 'This password is too short. It must contain at least 8 characters.').max(128, 'Ensure this field has no more than 128 characters.');
 const zEmail = () => z.string().trim().max(254, 'Ensure this field has no more than 254 characters.').pipe(z.email('Enter a valid email address.'));
 
+const zRegisterInput = z.object({
+  email: zEmail(),
+  username: z
+    .string()
+    .trim()
+    .min(1, 'This field may not be blank.')
+    .max(150, 'Ensure this field has no more than 150 characters.')
+    .regex(/^[\w.@+-]+$/, 'Enter a valid username. This value may contain only letters, numbers, and @/./+/-/_ characters.')
+    .refine((name) => !RESERVED_USERNAMES.has(name.toLowerCase()), 'This username is reserved.'),
+  display_name: z.string().trim().min(1, 'This field may not be blank.').max(100, 'Ensure this field has no more than 100 characters.'),
+  password: zPassword(),
+  bio: zOptionalText(500),
+  profile_picture: zImageFile().optional(),
+  location: z.preprocess((v) => (v === '' ? undefined : v), zUuid().optional()),
+  // Ignored silently when invalid (contract), whatever its shape: a code that cannot exist is not an error either.
+  referrer_code: z.preprocess((v) => (typeof v === 'string' && v.trim() && v.trim().length <= 64 ? v.trim() : undefined), z.string().optional()),
+  ref_source: zOptionalText(100),
+  ref_medium: zOptionalText(100),
+  ref_campaign: zOptionalText(100),
+});
+
 export const registerOp = defineOperation({
   name: 'accounts.register',
   method: 'POST',
@@ -25,26 +46,7 @@ export const registerOp = defineOperation({
   tags: ['accounts'],
   files: [imageField('profile_picture')],
   rateLimits: [{ name: 'ip', points: 20, durationSeconds: 3600, key: 'ip' }],
-  input: z.object({
-    email: zEmail(),
-    username: z
-      .string()
-      .trim()
-      .min(1, 'This field may not be blank.')
-      .max(150, 'Ensure this field has no more than 150 characters.')
-      .regex(/^[\w.@+-]+$/, 'Enter a valid username. This value may contain only letters, numbers, and @/./+/-/_ characters.')
-      .refine((name) => !RESERVED_USERNAMES.has(name.toLowerCase()), 'This username is reserved.'),
-    display_name: z.string().trim().min(1, 'This field may not be blank.').max(100, 'Ensure this field has no more than 100 characters.'),
-    password: zPassword(),
-    bio: zOptionalText(500),
-    profile_picture: zImageFile().optional(),
-    location: z.preprocess((v) => (v === '' ? undefined : v), zUuid().optional()),
-    // Ignored silently when invalid (contract), whatever its shape: a code that cannot exist is not an error either.
-    referrer_code: z.preprocess((v) => (typeof v === 'string' && v.trim() && v.trim().length <= 64 ? v.trim() : undefined), z.string().optional()),
-    ref_source: zOptionalText(100),
-    ref_medium: zOptionalText(100),
-    ref_campaign: zOptionalText(100),
-  }),
+  input: zRegisterInput,
   responses: { 201: zSession },
   handler: (input, ctx) => register(input, ctx),
 });
@@ -126,4 +128,23 @@ export const passwordResetConfirmOp = defineOperation({
   handler: async (input) => ok(await confirmPasswordReset(input)),
 });
 
-export const accountOperations = [registerOp, loginOp, refreshOp, logoutOp, passwordResetRequestOp, passwordResetConfirmOp];
+/**
+ * Administrators create accounts (imports, `npm run demo`) without the per-address registration budget, which
+ * exists against anonymous sign-up floods. Same input and rules as register; the answer carries the new account's
+ * tokens (the administrator chose its password anyway) but sets no cookie.
+ */
+export const adminCreateUserOp = defineOperation({
+  name: 'admin.users_create',
+  method: 'POST',
+  path: '/api/admin/users/',
+  auth: 'admin',
+  summary: 'Create an account as an administrator (no per-address budget); answers its tokens and the user, sets no cookie',
+  tags: ['admin', 'accounts'],
+  files: [imageField('profile_picture')],
+  rateLimits: [{ name: 'user', points: 1000, durationSeconds: 3600, key: 'user' }],
+  input: zRegisterInput,
+  responses: { 201: zSession },
+  handler: (input, ctx) => register(input, ctx, { byAdministrator: true }),
+});
+
+export const accountOperations = [registerOp, adminCreateUserOp, loginOp, refreshOp, logoutOp, passwordResetRequestOp, passwordResetConfirmOp];

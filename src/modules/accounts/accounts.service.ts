@@ -30,7 +30,11 @@ export interface RegisterInput {
 
 const UNIQUE_VIOLATION = '23505';
 
-export async function register(input: RegisterInput, ctx: RequestContext): Promise<OperationResult> {
+/**
+ * `byAdministrator`: an administrator creates the account (`admin.users_create`): the answer carries the new
+ * account's tokens but sets no cookie, and the administrator's address does not become a known device of it.
+ */
+export async function register(input: RegisterInput, ctx: RequestContext, opts: { byAdministrator?: boolean } = {}): Promise<OperationResult> {
   const errors: Record<string, string[]> = {};
   if (await findUserByEmail(input.email)) errors.email = ['user with this email already exists.'];
   if (await findUserByUsername(input.username)) errors.username = ['A user with that username already exists.'];
@@ -83,9 +87,10 @@ export async function register(input: RegisterInput, ctx: RequestContext): Promi
     }
     throw err;
   }
+  const user = await findUserById(userId);
+  if (opts.byAdministrator) return { status: 201, body: { ...tokens, user: serializeOwnUser(user!, ctx) } };
   // The device that created the account is the owner's: it gets its own login budget (login-clients.ts).
   await rememberLoginClient(userId, ctx.ip);
-  const user = await findUserById(userId);
   return { status: 201, body: { ...tokens, user: serializeOwnUser(user!, ctx) }, cookies: [refreshCookie(tokens.refresh_token)] };
 }
 

@@ -1,0 +1,69 @@
+import { runDemo } from '../../scripts/demo/run.js';
+import { HOST_USERNAME } from '../../scripts/demo/city.js';
+import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { sql } from '../helpers/sql.js';
+
+/**
+ * `npm run demo` against the real service in-process: it fills the database through the public API, a second run
+ * adds nothing, and the display address it prints answers. The smallest city the issue asks for (50 people),
+ * with fewer posts than the default to keep the test short (the default size is tried by hand: see the README).
+ */
+const admin = { email: 'demo-admin@example.test', password: 'demo-admin-password' };
+let app: TestApp;
+beforeAll(async () => {
+  app = await startTestApp({ ADMIN_EMAIL: admin.email, ADMIN_PASSWORD: admin.password });
+});
+afterAll(async () => {
+  await app.stop();
+});
+
+/** What the demo's people made (the test database is shared with other files, so count only theirs). */
+async function census() {
+  const [row] = await sql(
+    `WITH demo AS (SELECT id FROM users WHERE email LIKE 'demo-%@example.org' OR email = 'demo@example.org')
+     SELECT (SELECT count(*) FROM demo)::int AS users,
+            (SELECT count(*) FROM stores WHERE owner_id IN (SELECT id FROM demo))::int AS stores,
+            (SELECT count(*) FROM products p JOIN stores s ON s.id = p.store_id WHERE s.owner_id IN (SELECT id FROM demo))::int AS products,
+            (SELECT count(*) FROM communities WHERE owner_id IN (SELECT id FROM demo))::int AS communities,
+            (SELECT count(*) FROM posts WHERE user_id IN (SELECT id FROM demo))::int AS posts,
+            (SELECT count(*) FROM comments WHERE user_id IN (SELECT id FROM demo))::int AS comments,
+            (SELECT count(*) FROM post_likes WHERE user_id IN (SELECT id FROM demo))::int AS likes,
+            (SELECT count(*) FROM conversation_participants WHERE user_id = (SELECT id FROM users WHERE username = $1))::int AS conversations,
+            (SELECT count(*) FROM messages WHERE sender_id IN (SELECT id FROM demo))::int AS messages`,
+    [HOST_USERNAME],
+  );
+  const types = await sql<{ post_type: string }>(`SELECT DISTINCT post_type FROM posts WHERE user_id IN (SELECT id FROM users WHERE email LIKE 'demo-%@example.org' OR email = 'demo@example.org')`);
+  return { ...row, types: types.map((t) => t.post_type).sort() };
+}
+
+test('when the demo runs twice (without, then with an administrator), then the city exists once and the printed display address answers', async () => {
+  // As a new user runs it: no administrator, people sign up over the public register.
+  const first = await runDemo({ url: app.url, users: 50, postsPerPerson: 0.6, quiet: true });
+  expect(first.created.users).toBe(50);
+  const after = await census();
+  expect(after.users).toBeGreaterThanOrEqual(50);
+  expect(after.types).toEqual(['audio', 'community_share', 'image', 'poll', 'product_share', 'store_share', 'text']);
+  expect(after.stores).toBeGreaterThanOrEqual(3);
+  expect(after.products).toBeGreaterThanOrEqual(after.stores);
+  expect(after.communities).toBeGreaterThanOrEqual(3);
+  expect(after.comments).toBeGreaterThan(0);
+  expect(after.likes).toBeGreaterThan(0);
+  expect(after.conversations).toBeGreaterThanOrEqual(5);
+  expect(after.messages).toBeGreaterThan(0);
+
+  const [place] = await sql(`SELECT * FROM locations WHERE id = $1`, [first.mainLocationId]);
+  expect(place).toMatchObject({ country: 'United Kingdom', state: 'Scotland', city: 'Edinburgh', neighbourhood: 'Leith Shore', name: 'Leith Shore' });
+  const [home] = await sql(`SELECT location_id FROM users WHERE username = $1`, [HOST_USERNAME]);
+  expect(home.location_id).toBe(first.mainLocationId);
+  const login = await app.rest('POST', '/api/auth/login/', { body: { username: first.login.username, password: first.login.password } });
+  expect(login.status).toBe(200);
+
+  const second = await runDemo({ url: app.url, users: 50, postsPerPerson: 0.6, adminEmail: admin.email, adminPassword: admin.password, quiet: true });
+  expect(await census()).toEqual(after);
+  expect(Object.values(second.created).every((n) => n === 0)).toBe(true);
+  expect(second.displayUrl).toBe(first.displayUrl);
+
+  const page = await fetch(first.displayUrl);
+  expect(page.status).toBe(200);
+  expect(await page.text()).toContain('Leith Shore');
+}, 240_000);
