@@ -226,7 +226,11 @@ const POLLS: { question: string; options: string[]; multiple: boolean }[] = [
 const POLL_TEXTS = ['Quick poll for {hood}, vote below!', 'Settling a debate from the meeting at {spot}.', 'Help us decide, neighbours.', 'Your turn to choose, {hood}.'];
 const COMMENTS = ['Thanks for sharing!', 'Same here.', 'I can help with that.', 'Lovely!', 'Good to know, thanks.', 'Count me in.', 'Where exactly?', 'Ha, brilliant.', 'Saw it too!', 'Sent you a message.', 'This is why I love this neighbourhood.', 'Any update?'];
 const REPLIES = ['Agreed!', 'Exactly this.', 'Thanks, will do.', 'See you there.'];
-const SHARE_TEXTS = { product_share: 'Treated myself to this, highly recommend.', store_share: 'If you have not been yet, go. Lovely people.', community_share: 'Join us, everyone welcome!' };
+const SHARE_TEXTS = {
+  product_share: ['Treated myself to this, highly recommend.', 'Got one last week and love it.', 'Perfect little gift, still a few left.', 'Quality stuff from just round the corner.', 'Cheaper than in town, and local.', 'Bought two, no regrets.'],
+  store_share: ['If you have not been yet, go. Lovely people.', 'My favourite shop in the area.', 'New stock in, worth a look.', 'Support local: this place is a gem.', 'Friendly owners and fair prices.', 'Popped in today, came out smiling.'],
+  community_share: ['Join us, everyone welcome!', 'We meet every week, come along.', 'New members always welcome.', 'Great bunch of people, give it a try.', 'Looking for a few more hands, join in!', 'This group made me feel at home here.'],
+};
 const CHAT = [
   ['Hi! Are you coming to the clean-up on Saturday?', 'Yes! I will bring extra gloves.', 'Perfect, see you at 10.'],
   ['Do you still have the ladder?', 'I do, pop round after 6.', 'Thank you, cake is on me.'],
@@ -338,18 +342,21 @@ export function planCity(size: number, seed = DEFAULT_SEED, postsPerPerson = 2.5
     if (post_type === 'product_share') {
       const store = r.pick(stores);
       post.shares = `${store.slug}/${r.pick(store.products).name}`;
-      post.content = SHARE_TEXTS.product_share;
+      post.content = r.pick(SHARE_TEXTS.product_share);
     }
     if (post_type === 'store_share') {
       post.shares = r.pick(stores).slug;
-      post.content = SHARE_TEXTS.store_share;
+      post.content = r.pick(SHARE_TEXTS.store_share);
     }
     if (post_type === 'community_share') {
       post.shares = r.pick(communities).name;
-      post.content = SHARE_TEXTS.community_share;
+      post.content = r.pick(SHARE_TEXTS.community_share);
     }
-    // Same author, type and text twice would be one post to the idempotency check: make the text differ.
-    if (posts.some((p) => p.author === post.author && p.post_type === post.post_type && p.content === post.content)) post.content += ` (${i})`;
+    // Same author, type and text twice would be one post to the idempotency check: that author says something else.
+    const pool = post_type === 'text' ? TEXTS : post_type === 'image' ? IMAGE_TEXTS : post_type === 'audio' ? AUDIO_TEXTS : post_type === 'poll' ? POLL_TEXTS : SHARE_TEXTS[post_type];
+    const taken = (content: string) => posts.some((p) => p.author === post.author && p.post_type === post.post_type && p.content === content);
+    for (let attempt = 0; taken(post.content) && attempt < 50; attempt++) post.content = fill(r.pick(pool), hood, r);
+    if (taken(post.content)) continue;
     post.likers = r.sample(neighbours, r.int(0, Math.min(12, neighbours.length)));
     const commenters = r.sample(neighbours, r.int(0, Math.min(4, neighbours.length)));
     post.comments = commenters.map((c) => ({ author: c, content: r.pick(COMMENTS) }));

@@ -57,7 +57,14 @@ function hsl(h: number, s: number, l: number): Rgb {
 export function hash(text: string): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193) >>> 0;
-  return h;
+  // FNV-1a's low bits barely mix (bit 0 is the parity of the characters' bit 0): finish with murmur3's fmix32, so
+  // colours and patterns taken from the low bits differ from name to name.
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b) >>> 0;
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35) >>> 0;
+  h ^= h >>> 16;
+  return h >>> 0;
 }
 
 /** A 96×96 avatar: a symmetric 5×5 pattern in one colour on a pale background, chosen by the name. */
