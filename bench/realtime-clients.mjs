@@ -96,6 +96,10 @@ process.on('message', async (msg) => {
     if (msg.on) (cpuAtStart = process.cpuUsage(), (wallAtStart = performance.now()));
     const cpu = process.cpuUsage(cpuAtStart);
     process.send({ cmd: 'recording', cpuMs: (cpu.user + cpu.system) / 1000, wallMs: performance.now() - wallAtStart });
+  } else if (msg.cmd === 'count') {
+    let n = 0;
+    for (const list of arrivals.values()) n += list.length;
+    process.send({ cmd: 'counted', arrivals: n });
   } else if (msg.cmd === 'collect') {
     const out = Object.fromEntries(arrivals);
     arrivals.clear();

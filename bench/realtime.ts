@@ -23,7 +23,9 @@ import { percentile } from './lib/stats.js';
  *   `--duration=S` seconds, the two servers taking turns rate by rate so that both see the same machine.
  * Latency: from the REST call's start (here) to the arrival on every subscribed socket (stamped in the client
  * process; both clocks are performance.timeOrigin + performance.now() on one machine), p50/p99/max and the
- * deliveries missing. CPU of each party over each rate (% of one core), and the load average, are reported with
+ * deliveries missing (not arrived 30 s after the last REST answer; a rate's run ends only once every delivery
+ * arrived, so a backlog never spills into the next). CPU of each party over each rate's run, drain included
+ * (% of one core), and the load average, are reported with
  * it: on a small machine the clients share the cores with the server, which is why the target is a ratio to the
  * bare baseline (which pays the same client cost). Memory per idle socket: the server process's heap + external
  * after connecting the sockets minus before, over N (after a full GC). `--profile=DIR` writes a CPU profile of the
@@ -153,6 +155,11 @@ class Clients {
     const replies = await Promise.all(this.procs.map((p) => p.ask<{ cpuMs: number }>({ cmd: 'record', on }, 'recording')));
     return replies.reduce((a, r) => a + r.cpuMs, 0);
   }
+  /** Arrivals recorded so far, over every client process. */
+  async count(): Promise<number> {
+    const replies = await Promise.all(this.procs.map((p) => p.ask<{ arrivals: number }>({ cmd: 'count' }, 'counted')));
+    return replies.reduce((a, r) => a + r.arrivals, 0);
+  }
   async collect(): Promise<Record<string, number[]>> {
     const merged: Record<string, number[]> = {};
     for (const p of this.procs) {
@@ -281,7 +288,10 @@ export async function runRealtime(opts: RealtimeOptions): Promise<{ rows: Realti
     await cpuOf(target.servers, true);
     await clients.record(true);
     const sent = await steady(rate, opts.durationSeconds, target.send, `${target.label.replace(/\W+/g, '_')}-${rate}`);
-    await pause(2000);
+    // Until every delivery has arrived (at most 30 s more), so that a backlog never spills into the next run.
+    const expected = sent.size * opts.subscribed;
+    for (const deadline = now() + 30_000; now() < deadline && (await clients.count()) < expected; ) await pause(100);
+    await pause(500);
     const clientMs = await clients.record(false);
     const serverMs = await cpuOf(target.servers, false);
     if (profile) await target.servers[0].ask({ cmd: 'profile', on: false, file: profile.file }, 'profiled');
@@ -373,7 +383,7 @@ export function formatRealtime(result: { rows: RealtimeRow[]; memory: RealtimeMe
   ];
   for (const r of result.rows) {
     const bare = result.rows.find((b) => b.server === 'bare socket.io' && b.rate === r.rate);
-    const ratio = (k: 'p50' | 'p99') => (bare && r.server !== 'bare socket.io' ? (r[k] / bare[k]).toFixed(1) : '');
+    const ratio = (k: 'p50' | 'p99') => (bare && r.server !== 'bare socket.io' ? (r[k] / bare[k]).toFixed(r[k] < bare[k] ? 2 : 1) : '');
     lines.push(
       `${r.server.padEnd(16)}  ${String(r.rate).padStart(6)}  ${String(r.posts).padStart(5)}  ${String(r.deliveries).padStart(10)}  ${String(r.missing).padStart(7)}  ${String(r.p50).padStart(6)}  ${String(r.p99).padStart(6)}  ${String(r.max).padStart(6)}  ${ratio('p50').padStart(10)}  ${ratio('p99').padStart(10)}  ${`${r.serverCpu}/${r.clientCpu}/${r.posterCpu}`.padStart(27)}  ${String(r.load).padStart(4)}`,
     );
