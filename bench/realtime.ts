@@ -200,8 +200,12 @@ async function steady(rate: number, seconds: number, send: (marker: string) => P
 const content = (marker: string) => `~rtb:${marker}~`;
 
 type Json = { status: number; body: any };
+/**
+ * JSON over keep-alive connections. `fresh()` before each rate's run: a connection left idle longer than the
+ * server's keep-alive timeout (5 s, while the other server's run went on) may be closed just as a call reuses it.
+ */
 function jsonClient(base: string) {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+  let agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
   const call = (method: string, p: string, body: unknown, token?: string) =>
     new Promise<Json>((resolve, reject) => {
       const data = JSON.stringify(body);
@@ -214,7 +218,11 @@ function jsonClient(base: string) {
       req.on('error', reject);
       req.end(data);
     });
-  return { call, close: () => agent.destroy() };
+  const fresh = () => {
+    agent.destroy();
+    agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+  };
+  return { call, fresh, close: () => agent.destroy() };
 }
 
 interface Target {
@@ -222,6 +230,8 @@ interface Target {
   servers: Child[];
   /** One REST call that makes the server broadcast `content(marker)` to the room. */
   send: (marker: string) => Promise<void>;
+  /** New connections for the calls (see jsonClient). */
+  fresh: () => void;
 }
 
 export async function runRealtime(opts: RealtimeOptions): Promise<{ rows: RealtimeRow[]; memory: RealtimeMemory }> {
@@ -265,7 +275,7 @@ export async function runRealtime(opts: RealtimeOptions): Promise<{ rows: Realti
       payload ??= res.body;
     };
     await send('warm-up');
-    return { target: { label, servers, send }, room: { channel: 'location', id: placed.body.location.id as string }, payload };
+    return { target: { label, servers, send, fresh: api.fresh }, room: { channel: 'location', id: placed.body.location.id as string }, payload };
   };
 
   /** Connect the sockets (an even share of them and of the room on each URL); answers the server memory it took. */
@@ -281,6 +291,7 @@ export async function runRealtime(opts: RealtimeOptions): Promise<{ rows: Realti
   };
 
   const measure = async (target: Target, rate: number) => {
+    target.fresh();
     const posterCpuAtStart = process.cpuUsage();
     const wallAtStart = performance.now();
     const profile = opts.profileDir && target.servers.length === 1 ? { file: path.join(opts.profileDir, `${target.label.replace(/\W+/g, '-')}-${rate}.cpuprofile`) } : null;
@@ -337,6 +348,7 @@ export async function runRealtime(opts: RealtimeOptions): Promise<{ rows: Realti
     const bareTarget: Target = {
       label: 'bare socket.io',
       servers: [bare.child],
+      fresh: bareApi.fresh,
       send: async (marker) => {
         const res = await bareApi.call('POST', '/emit', { room: `sub:location:${bareRoom.id}`, content: content(marker) });
         if (res.status !== 201) throw new Error(`the bare server answered ${res.status}`);
