@@ -3,37 +3,49 @@ import path from 'node:path';
 import fs from 'node:fs/promises';
 import crypto from 'node:crypto';
 import http from 'node:http';
-import v8 from 'node:v8';
-import vm from 'node:vm';
 import { performance } from 'node:perf_hooks';
-import { Worker } from 'node:worker_threads';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { Server } from 'socket.io';
-import { loadConfig } from '../src/platform/config.js';
-import { startServer } from '../src/server.js';
 import { createDatabaseIfMissing, DEFAULT_DATABASE_URL } from './lib/harness.js';
 import { percentile } from './lib/stats.js';
 
 /**
- * `npm run bench -- realtime`: fan-out of `post:created` on one node. `--sockets=N` connected sockets (default
- * 10,000), of which `--subscribed=M` (default 1,000) subscribe to one location room; posts are created over REST
- * at each rate of `--rates=50,100,...` (posts per second) for `--duration=S` seconds; the latency is from the
- * REST call's start to the arrival on every subscribed socket (p50, p99, and deliveries missing). Then, in the
- * same run, a bare Socket.IO server broadcasts the same payload to the same room at the same rates (latency from
- * the emit call). Memory per idle socket: the server thread's heap (+ external) after connecting the sockets, minus
- * before, over N (after a full GC). The client sockets live in a worker thread (bench/realtime-clients.mjs).
+ * `npm run bench -- realtime`: fan-out of `post:created`. Every party is a process of its own, so that none
+ * measures another's CPU or shares its descriptors (each is started with `ulimit -n 65536`):
+ * - the service node (bench/realtime-node.ts) and, side by side, a bare Socket.IO server (bench/realtime-bare.mjs)
+ *   that broadcasts the same payload to the same room with one `io.to(room).emit` when called over HTTP;
+ * - `--client-processes=K` client processes (bench/realtime-clients.mjs) holding `--sockets=N` sockets on each
+ *   server (default 10,000), `--subscribed=M` of them (default 1,000) in one location room; by default as many
+ *   as keep each under 15,000 descriptors (2 for 10,000 sockets: a hard limit of 20,000 is common, and a
+ *   container's root may not raise it);
+ * - this process, which makes the REST calls: `POST /api/feed/posts/` on the service, `POST /emit` on the bare
+ *   server, at each rate of `--rates=50,100,...` (per second, each call at its own scheduled instant) for
+ *   `--duration=S` seconds, the two servers taking turns rate by rate so that both see the same machine.
+ * Latency: from the REST call's start (here) to the arrival on every subscribed socket (stamped in the client
+ * process; both clocks are performance.timeOrigin + performance.now() on one machine), p50/p99/max and the
+ * deliveries missing (not arrived 30 s after the last REST answer; a rate's run ends only once every delivery
+ * arrived, so a backlog never spills into the next). CPU of each party over each rate's run, drain included
+ * (% of one core), and the load average, are reported with
+ * it: on a small machine the clients share the cores with the server, which is why the target is a ratio to the
+ * bare baseline (which pays the same client cost). Memory per idle socket: the server process's heap + external
+ * after connecting the sockets minus before, over N (after a full GC). `--profile=DIR` writes a CPU profile of the
+ * one-node service and of the bare server over each rate's run into DIR (`service-50.cpuprofile`,
+ * `bare-socket-io-50.cpuprofile`, ...; both profiled, so both pay its cost; summarise with bench/lib/cpu-profile.ts).
  * Rate limits are off (RATE_LIMITS=off) and the per-address socket cap raised: every socket comes from 127.0.0.1.
- * With REDIS_URL set, the service runs again as two nodes (two processes, bench/realtime-node.ts) with the Redis
- * adapter, half the sockets and half the room on each, posts made through the first.
+ * With REDIS_URL set, the service runs again as two nodes with the Redis adapter, half the sockets and half the
+ * room on each, posts made through the first.
  */
 export interface RealtimeOptions {
   sockets: number;
   subscribed: number;
   rates: number[];
   durationSeconds: number;
+  /** Default: enough that no client process holds more than 15,000 sockets (both servers' sockets count). */
+  clientProcesses?: number;
   /** With a Redis URL, the service is measured again on two nodes (half the sockets on each). */
   redisUrl?: string;
+  /** Write CPU profiles of the one-node service and the bare server over each rate into this directory. */
+  profileDir?: string;
 }
 
 export interface RealtimeRow {
@@ -45,44 +57,123 @@ export interface RealtimeRow {
   p50: number;
   p99: number;
   max: number;
+  /** CPU over the rate's run, % of one core: the server process(es), the client processes, this process. */
+  serverCpu: number;
+  clientCpu: number;
+  posterCpu: number;
+  /** One-minute load average at the end of the rate's run. */
+  load: number;
+}
+
+export interface RealtimeMemory {
+  /** Bytes per idle socket (heap + external). */
+  service: number;
+  bare: number;
+  /** Resident set size per idle socket (bytes), for reference: it also counts the kernel-side buffers' pages. */
+  serviceRss: number;
+  bareRss: number;
 }
 
 const now = () => performance.timeOrigin + performance.now();
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const here = path.dirname(fileURLToPath(import.meta.url));
+const round = (v: number) => Math.round(v * 10) / 10;
 
-function exposeGc(): () => void {
-  v8.setFlagsFromString('--expose_gc');
-  return vm.runInNewContext('gc') as () => void;
-}
-
-class Clients {
-  private worker = new Worker(path.join(path.dirname(fileURLToPath(import.meta.url)), 'realtime-clients.mjs'));
-  private ask<T>(msg: Record<string, unknown>, reply: string): Promise<T> {
-    return new Promise((resolve) => {
-      const onMessage = (m: { cmd: string }) => {
-        if (m.cmd !== reply) return;
-        this.worker.off('message', onMessage);
-        resolve(m as T);
-      };
-      this.worker.on('message', onMessage);
-      this.worker.postMessage(msg);
+/** A child process with an IPC channel; started through bash to raise its descriptor limit first. */
+class Child {
+  readonly proc: ChildProcess;
+  readonly exited: Promise<void>;
+  constructor(label: string, nodeArgs: string[], env: NodeJS.ProcessEnv) {
+    // As root the soft and hard limits both rise; otherwise the soft limit rises to the hard one.
+    const raise = 'ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)"; exec "$@"';
+    this.proc = spawn('bash', ['-c', raise, label, process.execPath, ...nodeArgs], { env, stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
+    this.exited = new Promise((resolve) => this.proc.once('exit', () => resolve()));
+  }
+  /** Resolves with the first match of `pattern` on the child's stdout; rejects if it exits first. */
+  waitFor(pattern: RegExp): Promise<RegExpExecArray> {
+    return new Promise((resolve, reject) => {
+      let out = '';
+      this.proc.stdout!.on('data', (chunk: Buffer) => {
+        out += chunk.toString();
+        const m = pattern.exec(out);
+        if (m) resolve(m);
+      });
+      this.proc.once('exit', (code) => reject(new Error(`a bench process exited with ${code} before printing ${pattern}`)));
     });
   }
-  async connect(url: string, count: number, subscribed: number, subscribe: { channel: string; id: string }) {
-    const r = await this.ask<{ failed: number; firstError?: string }>({ cmd: 'connect', url, count, subscribed, subscribe }, 'connected');
-    if (r.failed) throw new Error(`${r.failed} of ${count} sockets failed to connect or subscribe: ${r.firstError}`);
+  ask<T>(msg: Record<string, unknown>, reply: string): Promise<T> {
+    return new Promise((resolve, reject) => {
+      const onMessage = (m: { cmd: string }) => {
+        if (m.cmd !== reply) return;
+        this.proc.off('message', onMessage);
+        this.proc.off('exit', onExit);
+        resolve(m as T);
+      };
+      const onExit = (code: number) => reject(new Error(`a bench process exited with ${code} while asked ${String(msg.cmd)}`));
+      this.proc.on('message', onMessage);
+      this.proc.once('exit', onExit);
+      this.proc.send(msg);
+    });
   }
-  record(on: boolean) {
-    return this.ask({ cmd: 'record', on }, 'recording');
+  async stop() {
+    if (this.proc.exitCode === null && this.proc.signalCode === null) this.proc.kill('SIGTERM');
+    await this.exited;
+  }
+}
+
+/** A server (service node or bare) in its own process; prints `listening URL`, answers `memory` and `cpu`. */
+async function startServerProcess(label: string, nodeArgs: string[], env: NodeJS.ProcessEnv): Promise<{ child: Child; url: string }> {
+  const child = new Child(label, ['--expose-gc', ...nodeArgs], env);
+  const url = (await child.waitFor(/listening (\S+)/))[1];
+  return { child, url };
+}
+
+const memoryOf = (server: Child) => server.ask<{ bytes: number; rss: number }>({ cmd: 'memory' }, 'memory');
+const cpuOf = async (servers: Child[], reset: boolean) => (await Promise.all(servers.map((s) => s.ask<{ cpuMs: number }>({ cmd: 'cpu', reset }, 'cpu')))).reduce((a, r) => a + r.cpuMs, 0);
+
+/** The client processes; each socket batch is split evenly between them. */
+class Clients {
+  private procs: Child[] = [];
+  async start(count: number) {
+    for (let i = 0; i < count; i++) {
+      const child = new Child(`bench-clients-${i}`, [path.join(here, 'realtime-clients.mjs')], process.env);
+      await new Promise<void>((resolve) => child.proc.once('message', () => resolve()));
+      this.procs.push(child);
+    }
+  }
+  async connect(url: string, count: number, subscribed: number, subscribe: { channel: string; id: string }) {
+    const k = this.procs.length;
+    const share = (n: number, i: number) => Math.floor(n / k) + (i < n % k ? 1 : 0);
+    const results = await Promise.all(
+      this.procs.map((p, i) => p.ask<{ failed: number; firstError?: string }>({ cmd: 'connect', url, count: share(count, i), subscribed: share(subscribed, i), subscribe }, 'connected')),
+    );
+    const failed = results.reduce((a, r) => a + r.failed, 0);
+    if (failed) throw new Error(`${failed} of ${count} sockets failed to connect or subscribe: ${results.find((r) => r.firstError)?.firstError}`);
+  }
+  /** Start or stop recording arrivals; on stop, answers the CPU time the client processes used meanwhile (ms). */
+  async record(on: boolean): Promise<number> {
+    const replies = await Promise.all(this.procs.map((p) => p.ask<{ cpuMs: number }>({ cmd: 'record', on }, 'recording')));
+    return replies.reduce((a, r) => a + r.cpuMs, 0);
+  }
+  /** Arrivals recorded so far, over every client process. */
+  async count(): Promise<number> {
+    const replies = await Promise.all(this.procs.map((p) => p.ask<{ arrivals: number }>({ cmd: 'count' }, 'counted')));
+    return replies.reduce((a, r) => a + r.arrivals, 0);
   }
   async collect(): Promise<Record<string, number[]>> {
-    return (await this.ask<{ arrivals: Record<string, number[]> }>({ cmd: 'collect' }, 'collected')).arrivals;
+    const merged: Record<string, number[]> = {};
+    for (const p of this.procs) {
+      const { arrivals } = await p.ask<{ arrivals: Record<string, number[]> }>({ cmd: 'collect' }, 'collected');
+      for (const [marker, times] of Object.entries(arrivals)) (merged[marker] ??= []).push(...times);
+    }
+    return merged;
   }
-  close() {
-    return this.ask({ cmd: 'close' }, 'closed');
+  async close() {
+    await Promise.all(this.procs.map((p) => p.ask({ cmd: 'close' }, 'closed')));
   }
-  stop() {
-    return this.worker.terminate();
+  async stop() {
+    await Promise.all(this.procs.map((p) => p.stop()));
+    this.procs = [];
   }
 }
 
@@ -105,46 +196,51 @@ async function steady(rate: number, seconds: number, send: (marker: string) => P
   return started;
 }
 
-function summarise(server: RealtimeRow['server'], rate: number, started: Map<string, number>, arrivals: Record<string, number[]>, subscribed: number): RealtimeRow {
-  const latencies: number[] = [];
-  for (const [marker, at] of started) for (const arrived of arrivals[marker] ?? []) latencies.push(arrived - at);
-  latencies.sort((a, b) => a - b);
-  const expected = started.size * subscribed;
-  const round = (v: number) => Math.round(v * 10) / 10;
-  return {
-    server,
-    rate,
-    posts: started.size,
-    deliveries: latencies.length,
-    missing: expected - latencies.length,
-    p50: round(percentile(latencies, 50)),
-    p99: round(percentile(latencies, 99)),
-    max: round(latencies[latencies.length - 1] ?? NaN),
-  };
-}
+/** The text a post carries: the client processes find the marker between `~rtb:` and `~` in the raw frame. */
+const content = (marker: string) => `~rtb:${marker}~`;
 
-/** A node in its own process (bench/realtime-node.ts), configured by `env`. */
-async function startNode(env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
-  const script = path.join(path.dirname(fileURLToPath(import.meta.url)), 'realtime-node.ts');
-  const child = spawn(process.execPath, ['--import', 'tsx', script], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const m = /listening (\S+)/.exec(out);
-      if (m) resolve(m[1]);
+type Json = { status: number; body: any };
+/**
+ * JSON over keep-alive connections. `fresh()` before each rate's run: a connection left idle longer than the
+ * server's keep-alive timeout (5 s, while the other server's run went on) may be closed just as a call reuses it.
+ */
+function jsonClient(base: string) {
+  let agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+  const call = (method: string, p: string, body: unknown, token?: string) =>
+    new Promise<Json>((resolve, reject) => {
+      const data = JSON.stringify(body);
+      const headers = { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(data)), ...(token ? { authorization: `Bearer ${token}` } : {}) };
+      const req = http.request(base + p, { method, agent, headers }, (res) => {
+        let text = '';
+        res.on('data', (c) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode!, body: text ? JSON.parse(text) : null }));
+      });
+      req.on('error', reject);
+      req.end(data);
     });
-    child.once('exit', (code) => reject(new Error(`a bench node exited with ${code}`)));
-  });
-  return { child, url };
+  const fresh = () => {
+    agent.destroy();
+    agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+  };
+  return { call, fresh, close: () => agent.destroy() };
 }
 
-export async function runRealtime(opts: RealtimeOptions): Promise<{ rows: RealtimeRow[]; memory: { service: number; bare: number } }> {
-  const gc = exposeGc();
+interface Target {
+  label: RealtimeRow['server'];
+  servers: Child[];
+  /** One REST call that makes the server broadcast `content(marker)` to the room. */
+  send: (marker: string) => Promise<void>;
+  /** New connections for the calls (see jsonClient). */
+  fresh: () => void;
+}
+
+export async function runRealtime(opts: RealtimeOptions): Promise<{ rows: RealtimeRow[]; memory: RealtimeMemory }> {
   const databaseUrl = process.env.BENCH_DATABASE_URL ?? DEFAULT_DATABASE_URL;
   await createDatabaseIfMissing(databaseUrl);
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'hyperlocal-bench-rt-'));
-  const baseEnv: Record<string, string> = {
+  const { REDIS_URL: _redis, ...inherited } = process.env;
+  const baseEnv: NodeJS.ProcessEnv = {
+    ...inherited,
     PORT: '0',
     HOST: '127.0.0.1',
     DATABASE_URL: databaseUrl,
@@ -155,133 +251,162 @@ export async function runRealtime(opts: RealtimeOptions): Promise<{ rows: Realti
     SOCKET_MAX_CONNECTIONS_PER_IP: String(opts.sockets * 2),
   };
   const adapterKey = `bench-realtime-${crypto.randomUUID()}`;
+  const nodeArgs = ['--import', 'tsx', path.join(here, 'realtime-node.ts')];
   const rows: RealtimeRow[] = [];
-  const memory = { service: NaN, bare: NaN };
-  const heap = () => {
-    gc();
-    const m = process.memoryUsage();
-    return m.heapUsed + m.external;
-  };
-
+  const memory: RealtimeMemory = { service: NaN, bare: NaN, serviceRss: NaN, bareRss: NaN };
   const clients = new Clients();
-  let payload: Record<string, unknown> = {};
-  /** `nodes`: URLs of service nodes already running (sockets split evenly, posts to the first); none: one node in this process. */
-  const servicePass = async (label: RealtimeRow['server'], nodes: string[] | null) => {
-    const server = nodes ? null : await startServer(loadConfig({}, baseEnv), { jobs: false, realtime: { adapterKey } });
-    const urls = nodes ?? [server!.url];
-    try {
-      const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
-      const call = (method: string, p: string, body: unknown, token?: string) =>
-        new Promise<{ status: number; body: any }>((resolve, reject) => {
-          const data = JSON.stringify(body);
-          const headers = { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(data)), ...(token ? { authorization: `Bearer ${token}` } : {}) };
-          const req = http.request(urls[0] + p, { method, agent, headers }, (res) => {
-            let text = '';
-            res.on('data', (c) => (text += c));
-            res.on('end', () => resolve({ status: res.statusCode!, body: text ? JSON.parse(text) : null }));
-          });
-          req.on('error', reject);
-          req.end(data);
-        });
-      const username = `benchrt_${crypto.randomUUID().slice(0, 8)}`;
-      const registered = await call('POST', '/api/auth/register/', { email: `${username}@bench.invalid`, username, display_name: username, password: 'correct-horse-battery' });
-      if (registered.status !== 201) throw new Error(`register answered ${registered.status} ${JSON.stringify(registered.body)}`);
-      const token = registered.body.access_token as string;
-      const placed = await call('POST', '/api/users/update-location/', { country: 'Benchland', city: `Fanout ${crypto.randomUUID().slice(0, 8)}` }, token);
-      if (placed.status !== 200) throw new Error(`update-location answered ${placed.status}`);
-      const room = { channel: 'location', id: placed.body.location.id as string };
+  const started: Child[] = [];
+  const closers: Array<() => void> = [];
 
-      const before = heap();
-      // An even share of the sockets (and of the room) on each node; the posts go to the first.
-      for (const [i, url] of urls.entries()) {
-        const share = (n: number) => Math.floor(n / urls.length) + (i < n % urls.length ? 1 : 0);
-        await clients.connect(url, share(opts.sockets), share(opts.subscribed), room);
-      }
-      if (server) memory.service = (heap() - before) / opts.sockets;
-      const post = async (marker: string) => {
-        const res = await call('POST', '/api/feed/posts/', { post_type: 'text', content: marker }, token);
-        if (res.status !== 201) throw new Error(`posts.create answered ${res.status} ${JSON.stringify(res.body).slice(0, 200)}`);
-        payload = res.body;
-      };
-      await post('warm-up');
-      for (const rate of opts.rates) {
-        await clients.record(true);
-        const started = await steady(rate, opts.durationSeconds, post, `${label}-${rate}`);
-        await pause(2000);
-        await clients.record(false);
-        const row = summarise(label, rate, started, await clients.collect(), opts.subscribed);
-        rows.push(row);
-        console.log(`  ${label} ${rate}/s: p50 ${row.p50} ms, p99 ${row.p99} ms, missing ${row.missing}`);
-      }
-      await clients.close();
-      agent.destroy();
-    } finally {
-      await server?.stop();
-    }
+  /** The service on `urls` (sockets split evenly, posts to the first): an author who lives in a fresh location. */
+  const prepareService = async (label: RealtimeRow['server'], servers: Child[], urls: string[]): Promise<{ target: Target; room: { channel: string; id: string }; payload: unknown }> => {
+    const api = jsonClient(urls[0]);
+    closers.push(api.close);
+    const username = `benchrt_${crypto.randomUUID().slice(0, 8)}`;
+    const registered = await api.call('POST', '/api/auth/register/', { email: `${username}@bench.invalid`, username, display_name: username, password: 'correct-horse-battery' });
+    if (registered.status !== 201) throw new Error(`register answered ${registered.status} ${JSON.stringify(registered.body)}`);
+    const token = registered.body.access_token as string;
+    const placed = await api.call('POST', '/api/users/update-location/', { country: 'Benchland', city: `Fanout ${crypto.randomUUID().slice(0, 8)}` }, token);
+    if (placed.status !== 200) throw new Error(`update-location answered ${placed.status}`);
+    let payload: unknown = null;
+    const send = async (marker: string) => {
+      const res = await api.call('POST', '/api/feed/posts/', { post_type: 'text', content: content(marker) }, token);
+      if (res.status !== 201) throw new Error(`posts.create answered ${res.status} ${JSON.stringify(res.body).slice(0, 200)}`);
+      payload ??= res.body;
+    };
+    await send('warm-up');
+    return { target: { label, servers, send, fresh: api.fresh }, room: { channel: 'location', id: placed.body.location.id as string }, payload };
   };
 
-  await servicePass('service', null);
-  // The bare baseline: Socket.IO alone, the same sockets, room and payload.
-  const httpServer = http.createServer();
-  const io = new Server(httpServer, { path: '/socket.io/' });
-  io.on('connection', (socket) => {
-    socket.on('subscribe', (input: { id: string }, ack: (r: unknown) => void) => {
-      void socket.join(`sub:location:${input.id}`);
-      ack({ status: 200, body: input });
-    });
-  });
-  await new Promise<void>((resolve) => httpServer.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(httpServer.address() as { port: number }).port}`;
+  /** Connect the sockets (an even share of them and of the room on each URL); answers the server memory it took. */
+  const connectAll = async (servers: Child[], urls: string[], room: { channel: string; id: string }) => {
+    const before = await Promise.all(servers.map(memoryOf));
+    for (const [i, url] of urls.entries()) {
+      const share = (n: number) => Math.floor(n / urls.length) + (i < n % urls.length ? 1 : 0);
+      await clients.connect(url, share(opts.sockets), share(opts.subscribed), room);
+    }
+    const after = await Promise.all(servers.map(memoryOf));
+    const sum = (list: Array<{ bytes: number; rss: number }>, key: 'bytes' | 'rss') => list.reduce((a, m) => a + m[key], 0);
+    return { bytes: (sum(after, 'bytes') - sum(before, 'bytes')) / opts.sockets, rss: (sum(after, 'rss') - sum(before, 'rss')) / opts.sockets };
+  };
+
+  const measure = async (target: Target, rate: number) => {
+    target.fresh();
+    const posterCpuAtStart = process.cpuUsage();
+    const wallAtStart = performance.now();
+    const profile = opts.profileDir && target.servers.length === 1 ? { file: path.join(opts.profileDir, `${target.label.replace(/\W+/g, '-')}-${rate}.cpuprofile`) } : null;
+    if (profile) await target.servers[0].ask({ cmd: 'profile', on: true }, 'profiled');
+    await cpuOf(target.servers, true);
+    await clients.record(true);
+    const sent = await steady(rate, opts.durationSeconds, target.send, `${target.label.replace(/\W+/g, '_')}-${rate}`);
+    // Until every delivery has arrived (at most 30 s more), so that a backlog never spills into the next run.
+    const expected = sent.size * opts.subscribed;
+    for (const deadline = now() + 30_000; now() < deadline && (await clients.count()) < expected; ) await pause(100);
+    await pause(500);
+    const clientMs = await clients.record(false);
+    const serverMs = await cpuOf(target.servers, false);
+    if (profile) await target.servers[0].ask({ cmd: 'profile', on: false, file: profile.file }, 'profiled');
+    const wall = performance.now() - wallAtStart;
+    const poster = process.cpuUsage(posterCpuAtStart);
+    const arrivals = await clients.collect();
+    const latencies: number[] = [];
+    for (const [marker, at] of sent) for (const arrived of arrivals[marker] ?? []) latencies.push(arrived - at);
+    latencies.sort((a, b) => a - b);
+    const pct = (ms: number) => Math.round((100 * ms) / wall);
+    const row: RealtimeRow = {
+      server: target.label,
+      rate,
+      posts: sent.size,
+      deliveries: latencies.length,
+      missing: sent.size * opts.subscribed - latencies.length,
+      p50: round(percentile(latencies, 50)),
+      p99: round(percentile(latencies, 99)),
+      max: round(latencies[latencies.length - 1] ?? NaN),
+      serverCpu: pct(serverMs),
+      clientCpu: pct(clientMs),
+      posterCpu: pct((poster.user + poster.system) / 1000),
+      load: round(os.loadavg()[0]),
+    };
+    rows.push(row);
+    console.log(
+      `  ${row.server.padEnd(16)} ${rate}/s: p50 ${row.p50} ms, p99 ${row.p99} ms, missing ${row.missing}; CPU server ${row.serverCpu} %, clients ${row.clientCpu} %, poster ${row.posterCpu} %; load ${row.load}`,
+    );
+  };
+
   try {
-    const roomId = crypto.randomUUID();
-    const before = heap();
-    await clients.connect(url, opts.sockets, opts.subscribed, { channel: 'location', id: roomId });
-    memory.bare = (heap() - before) / opts.sockets;
+    await clients.start(clientProcessesFor(opts));
+    // One service node (no Redis) and the bare server, side by side; the rates alternate between them.
+    const node = await startServerProcess('bench-node', nodeArgs, baseEnv);
+    started.push(node.child);
+    const bare = await startServerProcess('bench-bare', [path.join(here, 'realtime-bare.mjs')], baseEnv);
+    started.push(bare.child);
+    const service = await prepareService('service', [node.child], [node.url]);
+    await bare.child.ask({ cmd: 'payload', payload: service.payload }, 'payload set');
+    const bareRoom = { channel: 'location', id: crypto.randomUUID() };
+    const bareApi = jsonClient(bare.url);
+    closers.push(bareApi.close);
+    const bareTarget: Target = {
+      label: 'bare socket.io',
+      servers: [bare.child],
+      fresh: bareApi.fresh,
+      send: async (marker) => {
+        const res = await bareApi.call('POST', '/emit', { room: `sub:location:${bareRoom.id}`, content: content(marker) });
+        if (res.status !== 201) throw new Error(`the bare server answered ${res.status}`);
+      },
+    };
+    const serviceMemory = await connectAll([node.child], [node.url], service.room);
+    const bareMemory = await connectAll([bare.child], [bare.url], bareRoom);
+    Object.assign(memory, { service: serviceMemory.bytes, serviceRss: serviceMemory.rss, bare: bareMemory.bytes, bareRss: bareMemory.rss });
+    await bareTarget.send('warm-up');
     for (const rate of opts.rates) {
-      await clients.record(true);
-      const started = await steady(rate, opts.durationSeconds, async (marker) => io.to(`sub:location:${roomId}`).emit('post:created', { ...payload, content: marker }), `bare-${rate}`);
-      await pause(2000);
-      await clients.record(false);
-      const row = summarise('bare socket.io', rate, started, await clients.collect(), opts.subscribed);
-      rows.push(row);
-      console.log(`  bare     ${rate}/s: p50 ${row.p50} ms, p99 ${row.p99} ms, missing ${row.missing}`);
+      await measure(service.target, rate);
+      await measure(bareTarget, rate);
     }
     await clients.close();
-    io.close();
+    await Promise.all([node.child.stop(), bare.child.stop()]);
+
     if (opts.redisUrl) {
       // Two nodes, each a process of its own, with the Redis adapter.
       const env = { ...baseEnv, REDIS_URL: opts.redisUrl, BENCH_ADAPTER_KEY: adapterKey };
-      const nodes = await Promise.all([startNode(env), startNode(env)]);
-      try {
-        await servicePass('service, 2 nodes', nodes.map((n) => n.url));
-      } finally {
-        for (const n of nodes) n.child.kill('SIGTERM');
-      }
+      const nodes = await Promise.all([startServerProcess('bench-node-1', nodeArgs, env), startServerProcess('bench-node-2', nodeArgs, env)]);
+      started.push(...nodes.map((n) => n.child));
+      const servers = nodes.map((n) => n.child);
+      const urls = nodes.map((n) => n.url);
+      const two = await prepareService('service, 2 nodes', servers, urls);
+      await connectAll(servers, urls, two.room);
+      for (const rate of opts.rates) await measure(two.target, rate);
+      await clients.close();
     }
   } finally {
+    for (const close of closers) close();
     await clients.stop();
-    io.close();
+    await Promise.all(started.map((c) => c.stop()));
     await fs.rm(dataDir, { recursive: true, force: true });
   }
   return { rows, memory };
 }
 
-export function formatRealtime(result: { rows: RealtimeRow[]; memory: { service: number; bare: number } }, opts: RealtimeOptions): string {
+export const clientProcessesFor = (opts: RealtimeOptions) => opts.clientProcesses ?? Math.max(1, Math.ceil((2 * opts.sockets) / 15_000));
+
+export function formatRealtime(result: { rows: RealtimeRow[]; memory: RealtimeMemory }, opts: RealtimeOptions): string {
   const lines = [
-    `== realtime (${opts.sockets} sockets, ${opts.subscribed} in the room, ${opts.durationSeconds} s per rate)`,
-    'server            rate/s  posts  deliveries  missing  p50 ms  p99 ms  max ms  p99 x bare',
+    `== realtime (${opts.sockets} sockets, ${opts.subscribed} in the room, ${opts.durationSeconds} s per rate, ${clientProcessesFor(opts)} client process${clientProcessesFor(opts) === 1 ? '' : 'es'}, ${os.cpus().length} cores)`,
+    'server            rate/s  posts  deliveries  missing  p50 ms  p99 ms  max ms  p50 x bare  p99 x bare  CPU % server/clients/poster  load',
   ];
   for (const r of result.rows) {
     const bare = result.rows.find((b) => b.server === 'bare socket.io' && b.rate === r.rate);
-    const ratio = bare && r.server !== 'bare socket.io' ? (r.p99 / bare.p99).toFixed(1) : '';
+    const ratio = (k: 'p50' | 'p99') => (bare && r.server !== 'bare socket.io' ? (r[k] / bare[k]).toFixed(r[k] < bare[k] ? 2 : 1) : '');
     lines.push(
-      `${r.server.padEnd(16)}  ${String(r.rate).padStart(6)}  ${String(r.posts).padStart(5)}  ${String(r.deliveries).padStart(10)}  ${String(r.missing).padStart(7)}  ${String(r.p50).padStart(6)}  ${String(r.p99).padStart(6)}  ${String(r.max).padStart(6)}  ${ratio.padStart(10)}`,
+      `${r.server.padEnd(16)}  ${String(r.rate).padStart(6)}  ${String(r.posts).padStart(5)}  ${String(r.deliveries).padStart(10)}  ${String(r.missing).padStart(7)}  ${String(r.p50).padStart(6)}  ${String(r.p99).padStart(6)}  ${String(r.max).padStart(6)}  ${ratio('p50').padStart(10)}  ${ratio('p99').padStart(10)}  ${`${r.serverCpu}/${r.clientCpu}/${r.posterCpu}`.padStart(27)}  ${String(r.load).padStart(4)}`,
     );
   }
   for (const server of new Set(result.rows.map((r) => r.server))) {
     const within = result.rows.filter((r) => r.server === server && r.p99 < 100 && r.missing === 0).map((r) => r.rate);
     lines.push(`  ${server}: highest rate measured with p99 under 100 ms: ${within.length ? Math.max(...within) + '/s' : 'none of the rates run'}`);
   }
-  lines.push(`  memory per idle socket (server heap + external): service ${(result.memory.service / 1024).toFixed(1)} KB, bare Socket.IO ${(result.memory.bare / 1024).toFixed(1)} KB`);
+  const kb = (b: number) => (b / 1024).toFixed(1);
+  lines.push(
+    `  memory per idle socket (server heap + external): service ${kb(result.memory.service)} KB, bare Socket.IO ${kb(result.memory.bare)} KB (RSS: ${kb(result.memory.serviceRss)} KB, ${kb(result.memory.bareRss)} KB)`,
+  );
   return lines.join('\n');
 }

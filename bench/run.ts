@@ -92,7 +92,15 @@ async function main() {
     const argv = process.argv.slice(2);
     const { runRealtime, formatRealtime } = await import('./realtime.js');
     const rates = argv.find((a) => a.startsWith('--rates='))?.split('=')[1].split(',').map(Number) ?? [50, 100, 200, 400];
-    const opts = { sockets: numberFlag(argv, 'sockets') ?? 10_000, subscribed: numberFlag(argv, 'subscribed') ?? 1000, rates, durationSeconds: numberFlag(argv, 'duration') ?? 10, redisUrl: process.env.REDIS_URL };
+    const opts = {
+      sockets: numberFlag(argv, 'sockets') ?? 10_000,
+      subscribed: numberFlag(argv, 'subscribed') ?? 1000,
+      rates,
+      durationSeconds: numberFlag(argv, 'duration') ?? 10,
+      clientProcesses: numberFlag(argv, 'client-processes') ?? undefined,
+      redisUrl: process.env.REDIS_URL,
+      profileDir: argv.find((a) => a.startsWith('--profile='))?.split('=')[1],
+    };
     const result = await runRealtime(opts);
     console.log(formatRealtime(result, opts));
     console.log(`  results: ${await writeResults('realtime', result.rows, { ...opts, memoryPerIdleSocket: result.memory })}`);

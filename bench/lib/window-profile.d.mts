@@ -1,0 +1,1 @@
+export function profileWindow(msg: { on?: boolean; file?: string }): Promise<void>;
