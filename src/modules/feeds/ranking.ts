@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { sql, type SQL } from 'drizzle-orm';
+import { fillPlaceholders, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import { currentDb } from '../../platform/db.js';
 import { platform } from '../../platform/index.js';
@@ -70,101 +70,135 @@ export interface FeedPageRows {
   place: PlaceHead | null;
 }
 
-type PageRow = Partial<PostSqlRow> & {
-  home_id: string | null;
-  home_name: string | null;
-  place_name?: string | null;
-  place_ids: string[] | null;
-  place_penalties: Array<number | string> | null;
-  ranked_id: string | null;
-  ranked_rank: number | string | null;
-  ranked_n: number | string | null;
+type Shape = { source: 'places' | 'neighbourhood' | 'area'; everything: boolean; after: boolean; place: boolean };
+type Values = {
+  viewer: string;
+  ids: string[];
+  penalties: number[];
+  snapshot: string;
+  afterRank: number | null;
+  afterId: string | null;
+  need: number;
+  take: number;
+  skip: number;
+  show: number;
+  place: string | null;
 };
 
-export async function feedPageRows(q: PageQuery, viewerId: string): Promise<FeedPageRows> {
-  const need = q.skip + q.take;
-  const snapshot = q.snapshotAt.toISOString();
-  const below = (penalty: SQL): SQL =>
-    q.after ? sql`AND (p.rank_score, p.id) < (${q.after.rank}::bigint + ${penalty}, ${q.after.id}::uuid)` : sql``;
+/** The page statement of one shape; `v(name)` is the value of a parameter (a placeholder when the text is kept). */
+function pageStatement(shape: Shape, v: (name: keyof Values) => SQLWrapper): SQL {
+  const below = (penalty: SQL): SQL => (shape.after ? sql`AND (p.rank_score, p.id) < (${v('afterRank')}::bigint + ${penalty}, ${v('afterId')}::uuid)` : sql``);
   const places =
-    'places' in q.source
-      ? sql`SELECT n.location_id, n.penalty FROM unnest(${sql.param(q.source.places.map((p) => p.locationId))}::uuid[], ${sql.param(q.source.places.map((p) => p.penalty))}::bigint[]) AS n(location_id, penalty)`
-      : q.source.around === 'neighbourhood'
+    shape.source === 'places'
+      ? sql`SELECT n.location_id, n.penalty FROM unnest(${v('ids')}::uuid[], ${v('penalties')}::bigint[]) AS n(location_id, penalty)`
+      : shape.source === 'neighbourhood'
         ? neighbourhoodPlacesSql(sql`home`)
         : areaPlacesSql(sql`home`);
+  const far = sql.raw(String(FAR_PENALTY));
   const parts: SQL[] = [
     sql`
       SELECT c.id, c.rank FROM places n
       CROSS JOIN LATERAL (
         SELECT p.id, p.rank_score - n.penalty AS rank FROM posts p
-        WHERE p.location_id = n.location_id AND p.created_at <= ${snapshot}::timestamptz ${below(sql`n.penalty`)}
+        WHERE p.location_id = n.location_id AND p.created_at <= ${v('snapshot')}::timestamptz ${below(sql`n.penalty`)}
         ORDER BY p.rank_score DESC, p.id DESC
-        LIMIT ${need}
+        LIMIT ${v('need')}
       ) c`,
   ];
-  if (q.everything) {
+  if (shape.everything) {
     parts.push(sql`
       SELECT f.id, f.rank FROM (
-        SELECT p.id, p.rank_score - ${FAR_PENALTY}::bigint AS rank FROM posts p
-        WHERE p.location_id IS NOT NULL AND p.location_id <> ALL(ARRAY(SELECT location_id FROM places)) AND p.created_at <= ${snapshot}::timestamptz
-          ${below(sql`${FAR_PENALTY}::bigint`)}
+        SELECT p.id, p.rank_score - ${far}::bigint AS rank FROM posts p
+        WHERE p.location_id IS NOT NULL AND p.location_id <> ALL(ARRAY(SELECT location_id FROM places)) AND p.created_at <= ${v('snapshot')}::timestamptz
+          ${below(sql`${far}::bigint`)}
         ORDER BY p.rank_score DESC, p.id DESC
-        LIMIT ${need}
+        LIMIT ${v('need')}
       ) f`);
   }
-  const statement = sql`
+  // The reader's home and the places ranked are read once, on the first row; the row after the shown ones
+  // (if any) only says that more follow.
+  return sql`
     WITH home AS (
       SELECT l.id, l.name, l.center, l.estimated_radius, l.city, l.state, l.country
-      FROM users u JOIN locations l ON l.id = u.location_id WHERE u.id = ${viewerId}::uuid
+      FROM users u JOIN locations l ON l.id = u.location_id WHERE u.id = ${v('viewer')}::uuid
     ),
     places AS MATERIALIZED (${places}),
     ranked AS MATERIALIZED (
       SELECT r.id, r.rank, row_number() OVER (ORDER BY r.rank DESC, r.id DESC) AS n FROM (
-        SELECT id, rank FROM (${sql.join(parts, sql` UNION ALL `)}) m ORDER BY rank DESC, id DESC LIMIT ${q.take} OFFSET ${q.skip}
+        SELECT id, rank FROM (${sql.join(parts, sql` UNION ALL `)}) m ORDER BY rank DESC, id DESC LIMIT ${v('take')} OFFSET ${v('skip')}
       ) r
     )
-    SELECT h.id AS home_id, h.name AS home_name,
-           ${q.placeId ? sql`(SELECT name FROM locations WHERE id = ${q.placeId}::uuid) AS place_name,` : sql``}
-           CASE WHEN r.n IS NULL OR r.n = 1 THEN (SELECT array_agg(location_id) FROM places) END AS place_ids,
-           CASE WHEN r.n IS NULL OR r.n = 1 THEN (SELECT array_agg(penalty) FROM places) END AS place_penalties,
-           r.id AS ranked_id, r.rank AS ranked_rank, r.n AS ranked_n,
-           ${postColumns(viewerId)}
+    SELECT CASE WHEN r.n IS NULL OR r.n = 1 THEN (SELECT json_build_object(
+             'home', (SELECT json_build_object('id', h.id, 'name', h.name) FROM home h),
+             ${shape.place ? sql`'place', (SELECT json_build_object('id', id, 'name', name) FROM locations WHERE id = ${v('place')}::uuid),` : sql``}
+             'ids', (SELECT array_agg(location_id) FROM places),
+             'penalties', (SELECT array_agg(penalty) FROM places))) END AS head,
+           r.rank AS ranked_rank, CASE WHEN p.id IS NULL THEN r.id END AS ranked_id,
+           ${postColumns(v('viewer') as SQLWrapper)}
     FROM (SELECT 1) one
-    LEFT JOIN home h ON true
     LEFT JOIN ranked r ON true
-    LEFT JOIN posts p ON p.id = r.id AND r.n <= ${q.show}
+    LEFT JOIN posts p ON p.id = r.id AND r.n <= ${v('show')}
     LEFT JOIN users u ON u.id = p.user_id
     LEFT JOIN locations l ON l.id = p.location_id
     ORDER BY r.n`;
-  const rows = await execute<PageRow>(statement);
-  const first = rows[0];
-  const ids = first.place_ids ?? [];
-  const penalties = first.place_penalties ?? [];
+}
+
+type PageRow = Partial<PostSqlRow> & {
+  head: { home: PlaceHead | null; place?: PlaceHead | null; ids: string[] | null; penalties: Array<number | string> | null } | null;
+  ranked_rank: number | string | null;
+  ranked_id: string | null;
+};
+
+export async function feedPageRows(q: PageQuery, viewerId: string): Promise<FeedPageRows> {
+  const given = 'places' in q.source ? q.source.places : null;
+  const shape: Shape = {
+    source: given ? 'places' : (q.source as { around: 'neighbourhood' | 'area' }).around,
+    everything: q.everything,
+    after: q.after !== null,
+    place: q.placeId !== undefined,
+  };
+  const values: Values = {
+    viewer: viewerId,
+    ids: given ? given.map((p) => p.locationId) : [],
+    penalties: given ? given.map((p) => p.penalty) : [],
+    snapshot: q.snapshotAt.toISOString(),
+    afterRank: q.after?.rank ?? null,
+    afterId: q.after?.id ?? null,
+    need: q.skip + q.take,
+    take: q.take,
+    skip: q.skip,
+    show: q.show,
+    place: q.placeId ?? null,
+  };
+  const rows = await execute<PageRow>(shape, values);
+  const head = rows[0].head!;
+  const penalties = head.penalties ?? [];
   return {
-    items: rows.filter((r) => r.ranked_id !== null).map((r) => ({ id: r.ranked_id!, rank: Number(r.ranked_rank) })),
+    items: rows.filter((r) => r.ranked_rank !== null).map((r) => ({ id: (r.id ?? r.ranked_id)!, rank: Number(r.ranked_rank) })),
     posts: rows.filter((r) => r.id) as PostSqlRow[],
-    home: first.home_id ? { id: first.home_id, name: first.home_name! } : null,
-    places: ids.map((locationId, i) => ({ locationId, penalty: Number(penalties[i]) })),
-    place: q.placeId && first.place_name != null ? { id: q.placeId, name: first.place_name } : null,
+    home: head.home,
+    places: (head.ids ?? []).map((locationId, i) => ({ locationId, penalty: Number(penalties[i]) })),
+    place: head.place ?? null,
   };
 }
 
 const dialect = new PgDialect();
-const names = new Map<string, string>();
+const prepared = new Map<string, { name: string; text: string; params: unknown[] }>();
 
 /**
- * A named prepared statement on a server database (one name per distinct text: the shapes are few), planned
- * once per connection. Inside a transaction, or on the embedded database, whose connections share one session
- * (a name prepared by one would clash with another's), it is sent unnamed like any other query.
+ * On a server database: a named prepared statement per shape (its text built once), planned once per
+ * connection. Inside a transaction, or on the embedded database, whose connections share one session (a name
+ * prepared by one would clash with another's), it is sent unnamed like any other query.
  */
-async function execute<T extends Record<string, unknown>>(statement: SQL): Promise<T[]> {
+async function execute<T extends Record<string, unknown>>(shape: Shape, values: Values): Promise<T[]> {
   const db = currentDb();
-  if (platform.embedded || db !== platform.db) return (await db.execute<T>(statement)).rows as T[];
-  const { sql: text, params } = dialect.sqlToQuery(statement);
-  let name = names.get(text);
-  if (!name) {
-    name = `feeds_page_${createHash('sha1').update(text).digest('hex').slice(0, 16)}`;
-    if (names.size < 200) names.set(text, name);
+  if (platform.embedded || db !== platform.db) return (await db.execute<T>(pageStatement(shape, (k) => sql.param(values[k])))).rows as T[];
+  const key = `${shape.source}:${shape.everything}:${shape.after}:${shape.place}`;
+  let statement = prepared.get(key);
+  if (!statement) {
+    const { sql: text, params } = dialect.sqlToQuery(pageStatement(shape, (k) => sql.placeholder(k)));
+    statement = { name: `feeds_page_${createHash('sha1').update(text).digest('hex').slice(0, 16)}`, text, params };
+    prepared.set(key, statement);
   }
-  return (await platform.database.pool.query<T>({ name, text, values: params as unknown[] })).rows;
+  return (await platform.database.pool.query<T>({ name: statement.name, text: statement.text, values: fillPlaceholders(statement.params, values as unknown as Record<string, unknown>) })).rows;
 }

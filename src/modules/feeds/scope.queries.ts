@@ -52,6 +52,9 @@ export async function findHome(userId: string, db: DbOrTx = currentDb()): Promis
   return rows[0] ?? null;
 }
 
+/** A constant written into the statement (not a parameter: the planner sees it, also in a generic plan). */
+const raw = (n: number) => sql.raw(String(n));
+
 type PlaceRow = { id: string; penalty: string | number };
 const toPlaces = (rows: PlaceRow[]): ScopedPlace[] => rows.map((r) => ({ locationId: r.id, penalty: Number(r.penalty) }));
 
@@ -71,18 +74,18 @@ export function neighbourhoodPlacesSql(home: SQL): SQL {
   return sql`
     SELECT me.id AS location_id, 0::bigint AS penalty FROM ${home} me
     UNION ALL
-    (SELECT o.id, round(${PENALTY_MS_PER_KM} * ST_Distance(o.center, me.center, false) / 1000)::bigint
+    (SELECT o.id, round(${raw(PENALTY_MS_PER_KM)} * ST_Distance(o.center, me.center, false) / 1000)::bigint
     FROM ${home} me
     CROSS JOIN LATERAL (
       SELECT o.id, o.center, o.estimated_radius, o.center <-> me.center AS dist FROM locations o
-      WHERE o.id <> me.id AND ST_DWithin(o.center, me.center, me.estimated_radius + ${reach}, false)
+      WHERE o.id <> me.id AND ST_DWithin(o.center, me.center, me.estimated_radius + ${raw(reach)}, false)
       ORDER BY o.center <-> me.center
-      LIMIT ${MAX_NEIGHBOURS * 4}
+      LIMIT ${raw(MAX_NEIGHBOURS * 4)}
     ) o
     WHERE me.center IS NOT NULL
-      AND ST_DWithin(o.center, me.center, me.estimated_radius + o.estimated_radius + ${NEIGHBOUR_GAP_M}, false)
+      AND ST_DWithin(o.center, me.center, me.estimated_radius + o.estimated_radius + ${raw(NEIGHBOUR_GAP_M)}, false)
     ORDER BY o.dist
-    LIMIT ${MAX_NEIGHBOURS})`;
+    LIMIT ${raw(MAX_NEIGHBOURS)})`;
 }
 
 /**
@@ -97,8 +100,8 @@ export function areaPlacesSql(home: SQL): SQL {
       SELECT hood.location_id, hood.penalty, 0 AS tier, 0::float8 AS dist FROM hood
       UNION ALL
       SELECT o.id,
-             CASE WHEN me.center IS NULL OR o.center IS NULL THEN ${UNKNOWN_DISTANCE_PENALTY}
-                  ELSE round(${PENALTY_MS_PER_KM} * ST_Distance(o.center, me.center, false) / 1000)::bigint END,
+             CASE WHEN me.center IS NULL OR o.center IS NULL THEN ${raw(UNKNOWN_DISTANCE_PENALTY)}
+                  ELSE round(${raw(PENALTY_MS_PER_KM)} * ST_Distance(o.center, me.center, false) / 1000)::bigint END,
              1, o.dist
       FROM ${home} me
       CROSS JOIN LATERAL (
@@ -108,14 +111,14 @@ export function areaPlacesSql(home: SQL): SQL {
                THEN lower(o.city) = lower(me.city)
                     AND lower(coalesce(o.state, '')) = lower(coalesce(me.state, ''))
                     AND lower(coalesce(o.country, '')) = lower(coalesce(me.country, ''))
-               ELSE me.center IS NOT NULL AND ST_DWithin(o.center, me.center, ${AREA_RADIUS_M}, false) END)
+               ELSE me.center IS NOT NULL AND ST_DWithin(o.center, me.center, ${raw(AREA_RADIUS_M)}, false) END)
         ORDER BY o.center <-> me.center
-        LIMIT ${MAX_AREA_PLACES}
+        LIMIT ${raw(MAX_AREA_PLACES)}
       ) o
       WHERE o.id NOT IN (SELECT location_id FROM hood)
     ) a
     ORDER BY tier, dist NULLS LAST
-    LIMIT ${MAX_AREA_PLACES}`;
+    LIMIT ${raw(MAX_AREA_PLACES)}`;
 }
 
 async function findNeighbourhood(locationId: string, db: DbOrTx = currentDb()): Promise<ScopedPlace[]> {

@@ -1,4 +1,4 @@
-import { sql, type SQL } from 'drizzle-orm';
+import { sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import { currentDb, type DbOrTx } from '../../platform/db.js';
 import type { PostType } from '../../models/index.js';
 import { serverBaseUrl } from '../../core/server-base-url.js';
@@ -133,7 +133,7 @@ export async function loadPosts(ids: readonly string[], viewerId: string | null,
  * LEFT JOIN locations l ON l.id = p.location_id`, with the viewer's like and bookmark: for a statement that
  * reads the posts together with something else (the feeds read a ranked page and its posts in one statement).
  */
-export function postColumns(viewerId: string | null): SQL {
+export function postColumns(viewerId: string | SQLWrapper | null): SQL {
   return sql`p.id, p.post_type, p.title, p.content, p.location_id, l.name AS location_name, p.community_id,
            p.shared_product_id, p.shared_store_id, p.shared_community_id,
            p.likes_count, p.comments_count, p.views_count, p.created_at, p.updated_at,
