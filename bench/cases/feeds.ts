@@ -174,7 +174,7 @@ export const feedsCase: BenchCase = {
         samples: feedRun.samples,
         note: loadNote(
           feedRun,
-          `; ${(feedRun.rps / bareRun.rps).toFixed(2)} of the bare route (rounds: ${ratios.map((r) => r.toFixed(2)).join(', ')})`,
+          `; ${(feedRun.rps / bareRun.rps).toFixed(2)} of the bare route (rounds: ${ratios.map((r, i) => `${r.toFixed(2)} = ${Math.round(feedRuns[i].rps)}/${Math.round(bareRuns[i].rps)}`).join(', ')})`,
         ),
       });
     } finally {

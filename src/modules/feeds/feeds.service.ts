@@ -105,8 +105,8 @@ async function feedPage(
     },
     ctx.user.id,
   );
-  const shown = ranked.items.slice(0, pageSize);
-  const answer = { has_more: ranked.items.length > pageSize, home: ranked.home, place: ranked.place };
+  const shown = ranked.items;
+  const answer = { has_more: ranked.more, home: ranked.home, place: ranked.place };
   if ((scope.placeId && !ranked.place) || (scope.homeRequired && !ranked.home)) return { ...answer, items: [], pastTheEnd: false };
   if (page > 1 && !shown.length) return { ...answer, items: [], pastTheEnd: true };
   if (shown.length) {

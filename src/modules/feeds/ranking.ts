@@ -59,8 +59,10 @@ export interface RankedItem {
 }
 
 export interface FeedPageRows {
-  /** Up to `take` ranked items. */
+  /** The shown items (up to `show`), ranked. */
   items: RankedItem[];
+  /** More items follow them (of the `take` ranked). */
+  more: boolean;
   /** The posts of the first `show` items, in order, as postColumns reads them. */
   posts: PostSqlRow[];
   /** Where the reader lives now. */
@@ -115,8 +117,8 @@ function pageStatement(shape: Shape, v: (name: keyof Values) => SQLWrapper): SQL
         LIMIT ${v('need')}
       ) f`);
   }
-  // The reader's home and the places ranked are read once, on the first row; the row after the shown ones
-  // (if any) only says that more follow.
+  // The reader's home, the places ranked and whether more items follow the shown ones are read once, on the
+  // first row; a row per shown item follows.
   return sql`
     WITH home AS (
       SELECT l.id, l.name, l.center, l.estimated_radius, l.city, l.state, l.country
@@ -132,21 +134,21 @@ function pageStatement(shape: Shape, v: (name: keyof Values) => SQLWrapper): SQL
              'home', (SELECT json_build_object('id', h.id, 'name', h.name) FROM home h),
              ${shape.place ? sql`'place', (SELECT json_build_object('id', id, 'name', name) FROM locations WHERE id = ${v('place')}::uuid),` : sql``}
              'ids', (SELECT array_agg(location_id) FROM places),
-             'penalties', (SELECT array_agg(penalty) FROM places))) END AS head,
-           r.rank AS ranked_rank, CASE WHEN p.id IS NULL THEN r.id END AS ranked_id,
+             'penalties', (SELECT array_agg(penalty) FROM places),
+             'more', (SELECT count(*) FROM ranked) > ${v('show')})) END AS head,
+           r.rank AS ranked_rank,
            ${postColumns(v('viewer') as SQLWrapper)}
     FROM (SELECT 1) one
-    LEFT JOIN ranked r ON true
-    LEFT JOIN posts p ON p.id = r.id AND r.n <= ${v('show')}
+    LEFT JOIN ranked r ON r.n <= ${v('show')}
+    LEFT JOIN posts p ON p.id = r.id
     LEFT JOIN users u ON u.id = p.user_id
     LEFT JOIN locations l ON l.id = p.location_id
     ORDER BY r.n`;
 }
 
 type PageRow = Partial<PostSqlRow> & {
-  head: { home: PlaceHead | null; place?: PlaceHead | null; ids: string[] | null; penalties: Array<number | string> | null } | null;
+  head: { home: PlaceHead | null; place?: PlaceHead | null; ids: string[] | null; penalties: Array<number | string> | null; more: boolean } | null;
   ranked_rank: number | string | null;
-  ranked_id: string | null;
 };
 
 export async function feedPageRows(q: PageQuery, viewerId: string): Promise<FeedPageRows> {
@@ -174,7 +176,8 @@ export async function feedPageRows(q: PageQuery, viewerId: string): Promise<Feed
   const head = rows[0].head!;
   const penalties = head.penalties ?? [];
   return {
-    items: rows.filter((r) => r.ranked_rank !== null).map((r) => ({ id: (r.id ?? r.ranked_id)!, rank: Number(r.ranked_rank) })),
+    items: rows.filter((r) => r.id).map((r) => ({ id: r.id!, rank: Number(r.ranked_rank) })),
+    more: head.more,
     posts: rows.filter((r) => r.id) as PostSqlRow[],
     home: head.home,
     places: (head.ids ?? []).map((locationId, i) => ({ locationId, penalty: Number(penalties[i]) })),
