@@ -38,6 +38,8 @@ export function operationRouter(operations: readonly Operation[], runner: Operat
 async function admit(op: Operation, runner: OperationRunner, req: Request, res: Response, next: NextFunction): Promise<void> {
   res.locals.operationStartedAt = performance.now();
   const ctx = httpContext(req, res);
+  // Built once per request: serve() takes the same context (the caller, address and base URL do not change).
+  res.locals.operationContext = ctx;
   const refusal = await admitOperation(runner, op, ctx);
   if (!refusal) return next();
   answered(runner, op, ctx, res, refusal.status);
@@ -55,7 +57,7 @@ async function serve(op: Operation, runner: OperationRunner, req: Request, res: 
     if (got?.length) input[field.name] = field.maxCount === 1 ? got[0] : got;
   }
   Object.assign(input, req.params);
-  const ctx = httpContext(req, res);
+  const ctx = (res.locals.operationContext as RequestContext | undefined) ?? httpContext(req, res);
   const result = await runAdmittedOperation(runner, op, input, ctx);
   answered(runner, op, ctx, res, result.status);
   send(res, result);

@@ -108,7 +108,10 @@ function issuedAtMs(claims: Partial<AccessClaims>): number | null {
 export async function userFromAccessClaims(claims: Partial<AccessClaims>): Promise<AuthUser | null> {
   if (claims.type !== 'access' || typeof claims.sub !== 'string' || !UUID.test(claims.sub)) return null;
   const sid = typeof claims.sid === 'string' && UUID.test(claims.sid) ? claims.sid : null;
-  const { rows } = await platform.database.pool.query<AccessUserRow>({ text: ACCESS_USER_SQL, values: [claims.sub, sid] });
+  // Every authenticated request runs this: named (prepared once per connection) on a server database; unnamed
+  // on the embedded one, whose connections share one session, where a name prepared by one would clash.
+  const name = platform.embedded ? undefined : 'access_user';
+  const { rows } = await platform.database.pool.query<AccessUserRow>({ name, text: ACCESS_USER_SQL, values: [claims.sub, sid] });
   const row = rows[0];
   if (!row || !row.is_active || !row.session_live) return null;
   const issued = issuedAtMs(claims);

@@ -1,11 +1,12 @@
 import type { AuthedContext } from '../../core/context.js';
 import { AppError, MESSAGES, notFound } from '../../core/errors.js';
-import { loadPosts } from '../posts/posts.queries.js';
+import { currentDb } from '../../platform/db.js';
+import { completePosts } from '../posts/posts.queries.js';
 import { serializePost, type PostBody } from '../posts/posts.serializer.js';
 import { LOCATION_REQUIRED_BODY } from '../posts/targets.js';
-import { rankedPage } from './ranking.js';
+import { feedPageRows, type PlaceSource } from './ranking.js';
 import { readSnapshot, saveSnapshot, type FeedSnapshot } from './snapshots.js';
-import { areaOf, findHome, findPlace, neighbourhoodOf, type PlaceHead, type ScopedPlace } from './scope.queries.js';
+import { findHome, findPlace, type PlaceHead } from './scope.queries.js';
 import { enhancementEndpoints } from './enhancements.service.js';
 
 /** Page size of the feeds: default 15, clamped at 50 (contract Limits). */
@@ -26,8 +27,15 @@ export interface FeedPageInput {
 interface FeedScope {
   /** The snapshot key of this feed for this reader. */
   key: string;
-  places: () => Promise<ScopedPlace[]>;
+  /** The places a new snapshot reads. */
+  source: PlaceSource;
   everything: boolean;
+  /** A snapshot is of where the reader lived when it began: when the reader has moved since, it is not continued. */
+  followsHome: boolean;
+  /** Also read this place (the location feed): 404 when it does not exist. */
+  placeId?: string;
+  /** The refusal for a reader without a location, when this feed needs one. */
+  homeRequired?: () => AppError;
 }
 
 export const GENERAL_LOCATION_HINT = {
@@ -35,79 +43,87 @@ export const GENERAL_LOCATION_HINT = {
   action: 'update_location',
 } as const;
 
-/** Where each recent reader lived at its last page (per node): a guess, checked by every page's own query. */
-const knownHomes = new Map<string, PlaceHead>();
-const KNOWN_HOMES_MAX = 50_000;
-
-function rememberHome(userId: string, home: PlaceHead | null): void {
-  knownHomes.delete(userId);
-  if (!home) return;
-  knownHomes.set(userId, home);
-  if (knownHomes.size > KNOWN_HOMES_MAX) knownHomes.delete(knownHomes.keys().next().value!);
-}
-
 interface FeedPage {
   items: PostBody[];
   has_more: boolean;
   /** The reader's place, read in the same statement as the page. */
   home: PlaceHead | null;
+  /** The place `placeId` asked for, null when it does not exist. */
+  place: PlaceHead | null;
 }
 
 /**
- * A page of one feed as `ctx.user` sees it: the ranked ids (ranking.ts) within the reader's snapshot, then
- * the page's posts with the reader's like, bookmark and vote in one batch (posts.queries.ts loadPosts).
- * A page past the end is 404 `Invalid page.` (DESIGN.md section 7); page 1 of an empty feed is empty.
+ * A page of one feed as `ctx.user` sees it: one statement (ranking.ts) ranks the page within the reader's
+ * snapshot and reads its posts with the reader's like and bookmark, where the reader lives now and, for a
+ * page that starts a snapshot, the places around it; then one query per kind of attachment the page holds
+ * (posts.queries.ts completePosts). A page past the end is 404 `Invalid page.` (DESIGN.md section 7); page 1
+ * of an empty feed is empty.
  *
- * Which places a feed reads depends on where the reader lives. Instead of a query for that before every
- * page, the page is ranked for where the reader lived at its last page, and the same statement reads where
- * it lives now; when the two differ (the reader moved), the page is ranked again for the new place.
+ * A snapshot of a feed that follows the reader's home is not continued once the reader has moved: the page
+ * is then read again in a new snapshot of the new place (by offset), as if no page had been read there.
  */
-async function readFeed(ctx: AuthedContext, scopeFor: (home: PlaceHead | null) => FeedScope, input: FeedPageInput): Promise<FeedPage> {
-  let home = knownHomes.get(ctx.user.id) ?? (await findHome(ctx.user.id));
-  for (let attempt = 0; ; attempt++) {
-    const page = await feedPage(ctx, scopeFor(home), input);
-    rememberHome(ctx.user.id, page.home);
-    if (page.home?.id === home?.id || attempt === 2) {
-      if (page.pastTheEnd) throw new AppError(404, { detail: MESSAGES.invalidPage });
-      return { items: page.items, has_more: page.has_more, home: page.home };
-    }
-    home = page.home;
-  }
-}
-
-async function feedPage(ctx: AuthedContext, scope: FeedScope, input: FeedPageInput): Promise<FeedPage & { pastTheEnd: boolean }> {
+async function readFeed(ctx: AuthedContext, scope: FeedScope, input: FeedPageInput): Promise<FeedPage> {
   const page = input.page ?? 1;
   const pageSize = Math.min(input.page_size ?? FEED_PAGE_SIZE, FEED_PAGE_MAX);
   let snapshot = page > 1 ? await readSnapshot(ctx.user.id, scope.key) : null;
   if (snapshot && snapshot.pageSize !== pageSize) snapshot = null;
-  if (!snapshot) snapshot = { at: new Date().toISOString(), pageSize, places: await scope.places(), everything: scope.everything, ends: {} };
+  let result = await feedPage(ctx, scope, page, pageSize, snapshot);
+  if (snapshot && scope.followsHome && (result.home?.id ?? null) !== (snapshot.home ?? null)) result = await feedPage(ctx, scope, page, pageSize, null);
+  if (scope.placeId && !result.place) throw notFound();
+  if (scope.homeRequired && !result.home) throw scope.homeRequired();
+  if (result.pastTheEnd) throw new AppError(404, { detail: MESSAGES.invalidPage });
+  return result;
+}
+
+async function feedPage(
+  ctx: AuthedContext,
+  scope: FeedScope,
+  page: number,
+  pageSize: number,
+  snapshot: FeedSnapshot | null,
+): Promise<FeedPage & { pastTheEnd: boolean }> {
+  const at = snapshot?.at ?? new Date().toISOString();
+  const ends = snapshot?.ends ?? {};
   // Continue from the nearest page already served before this one; skip whole pages from there.
-  const from = Math.max(0, ...Object.keys(snapshot.ends).map(Number).filter((n) => n < page));
-  if ((page - 1 - from) * pageSize > MAX_JUMP_ITEMS) throw new AppError(404, { detail: MESSAGES.invalidPage });
-  const ranked = await rankedPage(
+  const from = Math.max(0, ...Object.keys(ends).map(Number).filter((n) => n < page));
+  if ((page - 1 - from) * pageSize > MAX_JUMP_ITEMS) {
+    // Refused without ranking; the place and the home are still checked first, as for any other page.
+    if (scope.placeId && !(await findPlace(scope.placeId))) throw notFound();
+    if (scope.homeRequired && !(await findHome(ctx.user.id))) throw scope.homeRequired();
+    throw new AppError(404, { detail: MESSAGES.invalidPage });
+  }
+  const ranked = await feedPageRows(
     {
-      places: snapshot.places,
-      everything: snapshot.everything,
-      snapshotAt: new Date(snapshot.at),
-      after: from > 0 ? snapshot.ends[String(from)] : null,
+      source: snapshot ? { places: snapshot.places } : scope.source,
+      everything: scope.everything,
+      snapshotAt: new Date(at),
+      after: from > 0 ? ends[String(from)] : null,
       skip: (page - 1 - from) * pageSize,
       take: pageSize + 1,
+      show: pageSize,
+      placeId: scope.placeId,
     },
     ctx.user.id,
   );
-  const shown = ranked.items.slice(0, pageSize);
-  if (page > 1 && !shown.length) return { items: [], has_more: false, home: ranked.home, pastTheEnd: true };
+  const shown = ranked.items;
+  const answer = { has_more: ranked.more, home: ranked.home, place: ranked.place };
+  if ((scope.placeId && !ranked.place) || (scope.homeRequired && !ranked.home)) return { ...answer, items: [], pastTheEnd: false };
+  if (page > 1 && !shown.length) return { ...answer, items: [], pastTheEnd: true };
   if (shown.length) {
     const last = shown[shown.length - 1];
-    const next: FeedSnapshot = { ...snapshot, ends: { ...snapshot.ends, [String(page)]: { rank: last.rank, id: last.id } } };
+    const next: FeedSnapshot = {
+      at,
+      pageSize,
+      places: ranked.places,
+      everything: scope.everything,
+      home: snapshot ? (snapshot.home ?? null) : (ranked.home?.id ?? null),
+      ends: { ...ends, [String(page)]: { rank: last.rank, id: last.id } },
+    };
     await saveSnapshot(ctx.user.id, scope.key, next);
   }
-  const posts = await loadPosts(
-    shown.map((r) => r.id),
-    ctx.user.id,
-  );
+  const posts = await completePosts(ranked.posts, ctx.user.id, currentDb(), ctx.baseUrl);
   const now = new Date();
-  return { items: posts.map((p) => serializePost(p, ctx, now)), has_more: ranked.items.length > pageSize, home: ranked.home, pastTheEnd: false };
+  return { ...answer, items: posts.map((p) => serializePost(p, ctx, now)), pastTheEnd: false };
 }
 
 const locationInfo = (place: PlaceHead) => ({ name: place.name, location_id: place.id });
@@ -116,14 +132,7 @@ const locationRequired = () => new AppError(400, { ...LOCATION_REQUIRED_BODY, me
 
 /** The caller's place and its neighbours; a caller with no location gets the contract's Location Required. */
 export async function neighbourhoodFeed(ctx: AuthedContext, input: FeedPageInput) {
-  const page = await readFeed(
-    ctx,
-    (home) => {
-      if (!home) throw locationRequired();
-      return { key: `neighbourhood:${home.id}`, places: () => neighbourhoodOf(home.id), everything: false };
-    },
-    input,
-  );
+  const page = await readFeed(ctx, { key: 'neighbourhood', source: { around: 'neighbourhood' }, everything: false, followsHome: true, homeRequired: locationRequired }, input);
   if (!page.home) throw locationRequired();
   return {
     items: page.items,
@@ -136,7 +145,7 @@ export async function neighbourhoodFeed(ctx: AuthedContext, input: FeedPageInput
 
 /** The caller's city or area first, then everything; without a location, everything and a hint. */
 export async function generalFeed(ctx: AuthedContext, input: FeedPageInput) {
-  const page = await readFeed(ctx, (home) => ({ key: `general:${home?.id ?? 'none'}`, places: async () => (home ? areaOf(home.id) : []), everything: true }), input);
+  const page = await readFeed(ctx, { key: 'general', source: { around: 'area' }, everything: true, followsHome: true }, input);
   return {
     items: page.items,
     has_more: page.has_more,
@@ -148,18 +157,17 @@ export async function generalFeed(ctx: AuthedContext, input: FeedPageInput) {
 
 /** One place's posts; `can_post` says whether the caller lives there (posts go to the author's place). */
 export async function locationFeed(ctx: AuthedContext, input: FeedPageInput & { location_id: string }) {
-  const place = await findPlace(input.location_id);
-  if (!place) throw notFound();
-  // The places read do not depend on the reader's home here: one pass, and its home answers can_post.
-  const page = await feedPage(ctx, { key: `location:${place.id}`, places: async () => [{ locationId: place.id, penalty: 0 }], everything: false }, input);
-  rememberHome(ctx.user.id, page.home);
-  if (page.pastTheEnd) throw new AppError(404, { detail: MESSAGES.invalidPage });
+  // The places read do not depend on the reader's home here; the same statement reads the place (404 when
+  // unknown) and the reader's home, which answers can_post.
+  const place = { locationId: input.location_id, penalty: 0 };
+  const page = await readFeed(ctx, { key: `location:${input.location_id}`, source: { places: [place] }, everything: false, followsHome: false, placeId: input.location_id }, input);
+  if (!page.place) throw notFound();
   return {
     items: page.items,
     has_more: page.has_more,
     feed_type: 'location_specific' as const,
-    can_post: page.home?.id === place.id,
-    location_info: locationInfo(place),
-    enhancement_endpoints: enhancementEndpoints(place.id),
+    can_post: page.home?.id === page.place.id,
+    location_info: locationInfo(page.place),
+    enhancement_endpoints: enhancementEndpoints(page.place.id),
   };
 }

@@ -1,9 +1,13 @@
-import { sql, type SQL } from 'drizzle-orm';
-import { currentDb, type DbOrTx } from '../../platform/db.js';
-import type { ScopedPlace } from './scope.queries.js';
+import { createHash } from 'node:crypto';
+import { fillPlaceholders, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
+import { PgDialect } from 'drizzle-orm/pg-core';
+import { currentDb } from '../../platform/db.js';
+import { platform } from '../../platform/index.js';
+import { postColumns, type PostSqlRow } from '../posts/posts.queries.js';
+import { areaPlacesSql, neighbourhoodPlacesSql, type PlaceHead, type ScopedPlace } from './scope.queries.js';
 
 /**
- * One page of a feed, ranked, read from indexes (README, Feeds).
+ * One page of a feed, ranked from indexes, with its posts, in one statement (README, Feeds).
  *
  * A post's `rank_score` (migration 0012) is its creation time in epoch milliseconds plus an engagement boost; it
  * never decays and only grows. A feed item's rank is `rank_score - penalty`, the penalty being its place's
@@ -15,6 +19,12 @@ import type { ScopedPlace } from './scope.queries.js';
  * penalty, cursor_id)`, exact in integers, so each place is one range read of posts_location_rank_idx
  * (LIMIT n rows each), and the merge of at most places × n rows is sorted in memory. The far tier is one
  * range read of posts_rank_idx that skips the near places' posts.
+ *
+ * The same statement reads where the reader lives now, the places around it when the page starts a snapshot
+ * (the GiST index on locations.center), and the shown posts with their author, place name and the reader's
+ * like and bookmark (posts.queries.ts postColumns): a page is one round trip, plus one per kind of
+ * attachment present (media, polls, audio). On a server database it is a named prepared statement, so it is
+ * planned once per connection and shape rather than on every page.
  */
 /** A day of recency, in rank milliseconds. */
 export const FAR_PENALTY = 24 * 3600 * 1000;
@@ -24,16 +34,23 @@ export interface RankKey {
   id: string;
 }
 
-export interface RankQuery {
-  places: ScopedPlace[];
+/** The places a page reads: a snapshot's, or those around where the reader lives now. */
+export type PlaceSource = { places: ScopedPlace[] } | { around: 'neighbourhood' | 'area' };
+
+export interface PageQuery {
+  source: PlaceSource;
   /** Also every other location post, FAR_PENALTY below (the general feed). */
   everything: boolean;
   snapshotAt: Date;
   after: RankKey | null;
   /** Items to skip after the cursor (a jump to a page whose previous page was not read). */
   skip: number;
-  /** Items wanted after the skipped ones. */
+  /** Items ranked after the skipped ones (the page size + 1, to know whether more follow). */
   take: number;
+  /** How many of them are shown, i.e. have their post read. */
+  show: number;
+  /** Also read this place (the location feed): `place` is null when it does not exist. */
+  placeId?: string;
 }
 
 export interface RankedItem {
@@ -41,45 +58,150 @@ export interface RankedItem {
   rank: number;
 }
 
-export interface RankedPage {
+export interface FeedPageRows {
+  /** The shown items (up to `show`), ranked. */
   items: RankedItem[];
-  /** Where the reader lives now, read in the same statement (feeds.service.ts checks its guess with it). */
-  home: { id: string; name: string } | null;
+  /** More items follow them (of the `take` ranked). */
+  more: boolean;
+  /** The posts of the first `show` items, in order, as postColumns reads them. */
+  posts: PostSqlRow[];
+  /** Where the reader lives now. */
+  home: PlaceHead | null;
+  /** The places ranked: the source's, or those found around the reader's home. */
+  places: ScopedPlace[];
+  place: PlaceHead | null;
 }
 
-export async function rankedPage(q: RankQuery, viewerId: string, db: DbOrTx = currentDb()): Promise<RankedPage> {
-  const need = q.skip + q.take;
-  const snapshot = q.snapshotAt.toISOString();
-  const below = (penalty: SQL): SQL =>
-    q.after ? sql`AND (p.rank_score, p.id) < (${q.after.rank}::bigint + ${penalty}, ${q.after.id}::uuid)` : sql``;
-  const parts: SQL[] = [];
-  if (need > 0 && q.places.length) {
-    parts.push(sql`
-      SELECT c.id, c.rank FROM unnest(${sql.param(q.places.map((p) => p.locationId))}::uuid[], ${sql.param(q.places.map((p) => p.penalty))}::bigint[]) AS n(location_id, penalty)
+type Shape = { source: 'places' | 'neighbourhood' | 'area'; everything: boolean; after: boolean; place: boolean };
+type Values = {
+  viewer: string;
+  ids: string[];
+  penalties: number[];
+  snapshot: string;
+  afterRank: number | null;
+  afterId: string | null;
+  need: number;
+  take: number;
+  skip: number;
+  show: number;
+  place: string | null;
+};
+
+/** The page statement of one shape; `v(name)` is the value of a parameter (a placeholder when the text is kept). */
+function pageStatement(shape: Shape, v: (name: keyof Values) => SQLWrapper): SQL {
+  const below = (penalty: SQL): SQL => (shape.after ? sql`AND (p.rank_score, p.id) < (${v('afterRank')}::bigint + ${penalty}, ${v('afterId')}::uuid)` : sql``);
+  const places =
+    shape.source === 'places'
+      ? sql`SELECT n.location_id, n.penalty FROM unnest(${v('ids')}::uuid[], ${v('penalties')}::bigint[]) AS n(location_id, penalty)`
+      : shape.source === 'neighbourhood'
+        ? neighbourhoodPlacesSql(sql`home`)
+        : areaPlacesSql(sql`home`);
+  const far = sql.raw(String(FAR_PENALTY));
+  const parts: SQL[] = [
+    sql`
+      SELECT c.id, c.rank FROM places n
       CROSS JOIN LATERAL (
         SELECT p.id, p.rank_score - n.penalty AS rank FROM posts p
-        WHERE p.location_id = n.location_id AND p.created_at <= ${snapshot}::timestamptz ${below(sql`n.penalty`)}
+        WHERE p.location_id = n.location_id AND p.created_at <= ${v('snapshot')}::timestamptz ${below(sql`n.penalty`)}
         ORDER BY p.rank_score DESC, p.id DESC
-        LIMIT ${need}
-      ) c`);
-  }
-  if (need > 0 && q.everything) {
-    const near = sql.param(q.places.map((p) => p.locationId));
+        LIMIT ${v('need')}
+      ) c`,
+  ];
+  if (shape.everything) {
     parts.push(sql`
       SELECT f.id, f.rank FROM (
-        SELECT p.id, p.rank_score - ${FAR_PENALTY}::bigint AS rank FROM posts p
-        WHERE p.location_id IS NOT NULL AND p.location_id <> ALL(${near}::uuid[]) AND p.created_at <= ${snapshot}::timestamptz
-          ${below(sql`${FAR_PENALTY}::bigint`)}
+        SELECT p.id, p.rank_score - ${far}::bigint AS rank FROM posts p
+        WHERE p.location_id IS NOT NULL AND p.location_id <> ALL(ARRAY(SELECT location_id FROM places)) AND p.created_at <= ${v('snapshot')}::timestamptz
+          ${below(sql`${far}::bigint`)}
         ORDER BY p.rank_score DESC, p.id DESC
-        LIMIT ${need}
+        LIMIT ${v('need')}
       ) f`);
   }
-  const page = parts.length
-    ? sql`SELECT id, rank FROM (${sql.join(parts, sql` UNION ALL `)}) ranked ORDER BY rank DESC, id DESC LIMIT ${q.take} OFFSET ${q.skip}`
-    : sql`SELECT NULL::uuid AS id, NULL::bigint AS rank WHERE false`;
-  const { rows } = await db.execute<{ items: Array<{ id: string; rank: number }>; home: { id: string; name: string } | null }>(sql`
-    WITH page AS MATERIALIZED (${page})
-    SELECT (SELECT coalesce(json_agg(json_build_object('id', id, 'rank', rank) ORDER BY rank DESC, id DESC), '[]'::json) FROM page) AS items,
-           (SELECT json_build_object('id', l.id, 'name', l.name) FROM users u JOIN locations l ON l.id = u.location_id WHERE u.id = ${viewerId}::uuid) AS home`);
-  return { items: rows[0].items.map((r) => ({ id: r.id, rank: Number(r.rank) })), home: rows[0].home };
+  // The reader's home, the places ranked and whether more items follow the shown ones are read once, on the
+  // first row; a row per shown item follows.
+  return sql`
+    WITH home AS (
+      SELECT l.id, l.name, l.center, l.estimated_radius, l.city, l.state, l.country
+      FROM users u JOIN locations l ON l.id = u.location_id WHERE u.id = ${v('viewer')}::uuid
+    ),
+    places AS MATERIALIZED (${places}),
+    ranked AS MATERIALIZED (
+      SELECT r.id, r.rank, row_number() OVER (ORDER BY r.rank DESC, r.id DESC) AS n FROM (
+        SELECT id, rank FROM (${sql.join(parts, sql` UNION ALL `)}) m ORDER BY rank DESC, id DESC LIMIT ${v('take')} OFFSET ${v('skip')}
+      ) r
+    )
+    SELECT CASE WHEN r.n IS NULL OR r.n = 1 THEN (SELECT json_build_object(
+             'home', (SELECT json_build_object('id', h.id, 'name', h.name) FROM home h),
+             ${shape.place ? sql`'place', (SELECT json_build_object('id', id, 'name', name) FROM locations WHERE id = ${v('place')}::uuid),` : sql``}
+             'ids', (SELECT array_agg(location_id) FROM places),
+             'penalties', (SELECT array_agg(penalty) FROM places),
+             'more', (SELECT count(*) FROM ranked) > ${v('show')})) END AS head,
+           r.rank AS ranked_rank,
+           ${postColumns(v('viewer') as SQLWrapper)}
+    FROM (SELECT 1) one
+    LEFT JOIN ranked r ON r.n <= ${v('show')}
+    LEFT JOIN posts p ON p.id = r.id
+    LEFT JOIN users u ON u.id = p.user_id
+    LEFT JOIN locations l ON l.id = p.location_id
+    ORDER BY r.n`;
+}
+
+type PageRow = Partial<PostSqlRow> & {
+  head: { home: PlaceHead | null; place?: PlaceHead | null; ids: string[] | null; penalties: Array<number | string> | null; more: boolean } | null;
+  ranked_rank: number | string | null;
+};
+
+export async function feedPageRows(q: PageQuery, viewerId: string): Promise<FeedPageRows> {
+  const given = 'places' in q.source ? q.source.places : null;
+  const shape: Shape = {
+    source: given ? 'places' : (q.source as { around: 'neighbourhood' | 'area' }).around,
+    everything: q.everything,
+    after: q.after !== null,
+    place: q.placeId !== undefined,
+  };
+  const values: Values = {
+    viewer: viewerId,
+    ids: given ? given.map((p) => p.locationId) : [],
+    penalties: given ? given.map((p) => p.penalty) : [],
+    snapshot: q.snapshotAt.toISOString(),
+    afterRank: q.after?.rank ?? null,
+    afterId: q.after?.id ?? null,
+    need: q.skip + q.take,
+    take: q.take,
+    skip: q.skip,
+    show: q.show,
+    place: q.placeId ?? null,
+  };
+  const rows = await execute<PageRow>(shape, values);
+  const head = rows[0].head!;
+  const penalties = head.penalties ?? [];
+  return {
+    items: rows.filter((r) => r.id).map((r) => ({ id: r.id!, rank: Number(r.ranked_rank) })),
+    more: head.more,
+    posts: rows.filter((r) => r.id) as PostSqlRow[],
+    home: head.home,
+    places: (head.ids ?? []).map((locationId, i) => ({ locationId, penalty: Number(penalties[i]) })),
+    place: head.place ?? null,
+  };
+}
+
+const dialect = new PgDialect();
+const prepared = new Map<string, { name: string; text: string; params: unknown[] }>();
+
+/**
+ * On a server database: a named prepared statement per shape (its text built once), planned once per
+ * connection. Inside a transaction, or on the embedded database, whose connections share one session (a name
+ * prepared by one would clash with another's), it is sent unnamed like any other query.
+ */
+async function execute<T extends Record<string, unknown>>(shape: Shape, values: Values): Promise<T[]> {
+  const db = currentDb();
+  if (platform.embedded || db !== platform.db) return (await db.execute<T>(pageStatement(shape, (k) => sql.param(values[k])))).rows as T[];
+  const key = `${shape.source}:${shape.everything}:${shape.after}:${shape.place}`;
+  let statement = prepared.get(key);
+  if (!statement) {
+    const { sql: text, params } = dialect.sqlToQuery(pageStatement(shape, (k) => sql.placeholder(k)));
+    statement = { name: `feeds_page_${createHash('sha1').update(text).digest('hex').slice(0, 16)}`, text, params };
+    prepared.set(key, statement);
+  }
+  return (await platform.database.pool.query<T>({ name: statement.name, text: statement.text, values: fillPlaceholders(statement.params, values as unknown as Record<string, unknown>) })).rows;
 }

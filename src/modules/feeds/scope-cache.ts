@@ -2,8 +2,9 @@ import type { ScopedPlace } from './scope.queries.js';
 
 /**
  * The places around a place, kept SCOPE_TTL_MS per node: they follow published boundaries, which move only
- * when a place's members reach a milestone or the nightly job runs, so a new neighbour appears in feeds at
- * most this late, and a feed page saves its most expensive lookup (a KNN walk with geodesic distances).
+ * when a place's members reach a milestone or the nightly job runs, so a new neighbour appears in the
+ * enhancements at most this late. (Feed pages find the places around the reader in their own statement,
+ * ranking.ts, and cache nothing.)
  */
 export const SCOPE_TTL_MS = 60_000;
 const MAX_ENTRIES = 20_000;

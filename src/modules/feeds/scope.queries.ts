@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import { currentDb, type DbOrTx } from '../../platform/db.js';
 import { CELL_MARGIN_M } from '../locations/public-grid.js';
 import { MAX_RADIUS_M } from '../locations/boundary-policy.js';
@@ -52,6 +52,9 @@ export async function findHome(userId: string, db: DbOrTx = currentDb()): Promis
   return rows[0] ?? null;
 }
 
+/** A constant written into the statement (not a parameter: the planner sees it, also in a generic plan). */
+const raw = (n: number) => sql.raw(String(n));
+
 type PlaceRow = { id: string; penalty: string | number };
 const toPlaces = (rows: PlaceRow[]): ScopedPlace[] => rows.map((r) => ({ locationId: r.id, penalty: Number(r.penalty) }));
 
@@ -60,54 +63,67 @@ export function neighbourhoodOf(locationId: string): Promise<ScopedPlace[]> {
   return cachedScope(`neighbourhood:${locationId}`, () => findNeighbourhood(locationId));
 }
 
-/** The neighbourhood plus the rest of the city, cached (scope-cache.ts). */
-export function areaOf(locationId: string): Promise<ScopedPlace[]> {
-  return cachedScope(`area:${locationId}`, () => findArea(locationId));
-}
-
-async function findNeighbourhood(locationId: string, db: DbOrTx = currentDb()): Promise<ScopedPlace[]> {
+/**
+ * The rows `(location_id, penalty)` of the neighbourhood of the one place in relation `home` (columns id,
+ * center, estimated_radius; no row: no place): the place first, then its neighbours nearest first. A fragment,
+ * so a feed page reads them in its own statement (ranking.ts).
+ */
+export function neighbourhoodPlacesSql(home: SQL): SQL {
   // Any neighbour's centre lies within the place's radius + the largest radius + the gap.
   const reach = MAX_RADIUS_M + NEIGHBOUR_GAP_M;
-  const { rows } = await db.execute<PlaceRow>(sql`
-    SELECT me.id, 0 AS penalty FROM locations me WHERE me.id = ${locationId}::uuid
+  return sql`
+    SELECT me.id AS location_id, 0::bigint AS penalty FROM ${home} me
     UNION ALL
-    SELECT o.id, round(${PENALTY_MS_PER_KM} * ST_Distance(o.center, me.center, false) / 1000)::bigint
-    FROM locations me
+    (SELECT o.id, round(${raw(PENALTY_MS_PER_KM)} * ST_Distance(o.center, me.center, false) / 1000)::bigint
+    FROM ${home} me
     CROSS JOIN LATERAL (
-      SELECT o.id, o.center, o.estimated_radius FROM locations o
-      WHERE o.id <> me.id AND ST_DWithin(o.center, me.center, me.estimated_radius + ${reach}, false)
+      SELECT o.id, o.center, o.estimated_radius, o.center <-> me.center AS dist FROM locations o
+      WHERE o.id <> me.id AND ST_DWithin(o.center, me.center, me.estimated_radius + ${raw(reach)}, false)
       ORDER BY o.center <-> me.center
-      LIMIT ${MAX_NEIGHBOURS * 4}
+      LIMIT ${raw(MAX_NEIGHBOURS * 4)}
     ) o
-    WHERE me.id = ${locationId}::uuid AND me.center IS NOT NULL
-      AND ST_DWithin(o.center, me.center, me.estimated_radius + o.estimated_radius + ${NEIGHBOUR_GAP_M}, false)`);
-  const [home, ...others] = toPlaces(rows);
-  return home ? [home, ...others.slice(0, MAX_NEIGHBOURS)] : [];
+    WHERE me.center IS NOT NULL
+      AND ST_DWithin(o.center, me.center, me.estimated_radius + o.estimated_radius + ${raw(NEIGHBOUR_GAP_M)}, false)
+    ORDER BY o.dist
+    LIMIT ${raw(MAX_NEIGHBOURS)})`;
 }
 
-/** The neighbourhood plus the rest of the city (or the area around a place without a city name). */
-async function findArea(locationId: string, db: DbOrTx = currentDb()): Promise<ScopedPlace[]> {
-  const [neighbourhood, { rows }] = await Promise.all([
-    neighbourhoodOf(locationId),
-    db.execute<PlaceRow>(sql`
+/**
+ * The rows `(location_id, penalty)` of the wider area of the place in relation `home` (columns id, center,
+ * estimated_radius, city, state, country): its neighbourhood, then the rest of its city (or, for a place
+ * without a city name, the places within AREA_RADIUS_M), nearest first, MAX_AREA_PLACES in all.
+ */
+export function areaPlacesSql(home: SQL): SQL {
+  return sql`
+    WITH hood AS MATERIALIZED (${neighbourhoodPlacesSql(home)})
+    SELECT location_id, penalty FROM (
+      SELECT hood.location_id, hood.penalty, 0 AS tier, 0::float8 AS dist FROM hood
+      UNION ALL
       SELECT o.id,
-             CASE WHEN me.center IS NULL OR o.center IS NULL THEN ${UNKNOWN_DISTANCE_PENALTY}
-                  ELSE round(${PENALTY_MS_PER_KM} * ST_Distance(o.center, me.center, false) / 1000)::bigint END AS penalty
-      FROM locations me
+             CASE WHEN me.center IS NULL OR o.center IS NULL THEN ${raw(UNKNOWN_DISTANCE_PENALTY)}
+                  ELSE round(${raw(PENALTY_MS_PER_KM)} * ST_Distance(o.center, me.center, false) / 1000)::bigint END,
+             1, o.dist
+      FROM ${home} me
       CROSS JOIN LATERAL (
-        SELECT o.id, o.center FROM locations o
+        SELECT o.id, o.center, o.center <-> me.center AS dist FROM locations o
         WHERE o.id <> me.id AND (
           CASE WHEN me.city IS NOT NULL AND me.city <> ''
                THEN lower(o.city) = lower(me.city)
                     AND lower(coalesce(o.state, '')) = lower(coalesce(me.state, ''))
                     AND lower(coalesce(o.country, '')) = lower(coalesce(me.country, ''))
-               ELSE me.center IS NOT NULL AND ST_DWithin(o.center, me.center, ${AREA_RADIUS_M}, false) END)
+               ELSE me.center IS NOT NULL AND ST_DWithin(o.center, me.center, ${raw(AREA_RADIUS_M)}, false) END)
         ORDER BY o.center <-> me.center
-        LIMIT ${MAX_AREA_PLACES}
+        LIMIT ${raw(MAX_AREA_PLACES)}
       ) o
-      WHERE me.id = ${locationId}::uuid`),
-  ]);
-  const byId = new Map(neighbourhood.map((p) => [p.locationId, p]));
-  for (const p of toPlaces(rows)) if (!byId.has(p.locationId) && byId.size < MAX_AREA_PLACES) byId.set(p.locationId, p);
-  return [...byId.values()];
+      WHERE o.id NOT IN (SELECT location_id FROM hood)
+    ) a
+    ORDER BY tier, dist NULLS LAST
+    LIMIT ${raw(MAX_AREA_PLACES)}`;
+}
+
+async function findNeighbourhood(locationId: string, db: DbOrTx = currentDb()): Promise<ScopedPlace[]> {
+  const { rows } = await db.execute<PlaceRow>(sql`
+    WITH home AS (SELECT id, center, estimated_radius FROM locations WHERE id = ${locationId}::uuid)
+    SELECT location_id AS id, penalty FROM (${neighbourhoodPlacesSql(sql`home`)}) hood`);
+  return toPlaces(rows);
 }

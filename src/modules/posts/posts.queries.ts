@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm';
+import { sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import { currentDb, type DbOrTx } from '../../platform/db.js';
 import type { PostType } from '../../models/index.js';
 import { serverBaseUrl } from '../../core/server-base-url.js';
@@ -78,7 +78,8 @@ export interface PostRecord {
   sharedCommunity: CommunitySummary | null;
 }
 
-type PostSqlRow = {
+/** A post row as `postColumns` selects it. */
+export type PostSqlRow = {
   id: string;
   post_type: PostType;
   title: string | null;
@@ -113,16 +114,39 @@ export async function loadPosts(ids: readonly string[], viewerId: string | null,
   if (!ids.length) return [];
   const idList = sql.param([...ids]);
   const { rows } = await db.execute<PostSqlRow>(sql`
-    SELECT p.id, p.post_type, p.title, p.content, p.location_id, l.name AS location_name, p.community_id,
-           p.shared_product_id, p.shared_store_id, p.shared_community_id,
-           p.likes_count, p.comments_count, p.views_count, p.created_at, p.updated_at,
-           u.id AS user_id, u.username, u.display_name, u.profile_picture,
-           ${viewerId ? sql`EXISTS (SELECT 1 FROM post_likes pl WHERE pl.post_id = p.id AND pl.user_id = ${viewerId}::uuid)` : sql`false`} AS has_liked,
-           ${viewerId ? sql`EXISTS (SELECT 1 FROM post_bookmarks pb WHERE pb.post_id = p.id AND pb.user_id = ${viewerId}::uuid)` : sql`false`} AS has_bookmarked
+    SELECT ${postColumns(viewerId)}
     FROM posts p
     JOIN users u ON u.id = p.user_id
     LEFT JOIN locations l ON l.id = p.location_id
     WHERE p.id = ANY(${idList}::uuid[])`);
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  return completePosts(
+    ids.map((id) => byId.get(id)).filter((r): r is PostSqlRow => Boolean(r)),
+    viewerId,
+    db,
+    baseUrl,
+  );
+}
+
+/**
+ * The select list of a post row as `completePosts` takes it, over `posts p JOIN users u ON u.id = p.user_id
+ * LEFT JOIN locations l ON l.id = p.location_id`, with the viewer's like and bookmark: for a statement that
+ * reads the posts together with something else (the feeds read a ranked page and its posts in one statement).
+ */
+export function postColumns(viewerId: string | SQLWrapper | null): SQL {
+  return sql`p.id, p.post_type, p.title, p.content, p.location_id, l.name AS location_name, p.community_id,
+           p.shared_product_id, p.shared_store_id, p.shared_community_id,
+           p.likes_count, p.comments_count, p.views_count, p.created_at, p.updated_at,
+           u.id AS user_id, u.username, u.display_name, u.profile_picture,
+           ${viewerId ? sql`EXISTS (SELECT 1 FROM post_likes pl WHERE pl.post_id = p.id AND pl.user_id = ${viewerId}::uuid)` : sql`false`} AS has_liked,
+           ${viewerId ? sql`EXISTS (SELECT 1 FROM post_bookmarks pb WHERE pb.post_id = p.id AND pb.user_id = ${viewerId}::uuid)` : sql`false`} AS has_bookmarked`;
+}
+
+/**
+ * Post rows read with `postColumns`, in the order given, made whole: attachments (one query per kind present
+ * in the page: media, polls with the viewer's votes, audio) and the embedded summaries.
+ */
+export async function completePosts(rows: readonly PostSqlRow[], viewerId: string | null, db: DbOrTx = currentDb(), baseUrl: string = serverBaseUrl()): Promise<PostRecord[]> {
   const pollIds = rows.filter((r) => r.post_type === 'poll').map((r) => r.id);
   const audioIds = rows.filter((r) => r.post_type === 'audio').map((r) => r.id);
   const mediaIds = rows.filter((r) => r.post_type === 'image').map((r) => r.id);
@@ -131,39 +155,35 @@ export async function loadPosts(ids: readonly string[], viewerId: string | null,
     loadPollsOfPosts(pollIds, viewerId, db),
     loadAudio(audioIds, db),
   ]);
-  const byId = new Map(
-    rows.map((r): [string, PostRecord] => [
-      r.id,
-      {
-        id: r.id,
-        postType: r.post_type,
-        title: r.title,
-        content: r.content,
-        locationId: r.location_id,
-        locationName: r.location_name,
-        communityId: r.community_id,
-        sharedProductId: r.shared_product_id,
-        sharedStoreId: r.shared_store_id,
-        sharedCommunityId: r.shared_community_id,
-        likesCount: r.likes_count,
-        commentsCount: r.comments_count,
-        viewsCount: r.views_count,
-        createdAt: asDate(r.created_at),
-        updatedAt: asDate(r.updated_at),
-        author: { id: r.user_id, username: r.username, displayName: r.display_name, profilePicture: r.profile_picture },
-        hasLiked: r.has_liked,
-        hasBookmarked: r.has_bookmarked,
-        media: media.get(r.id) ?? [],
-        poll: pollsByPost.get(r.id) ?? null,
-        audio: audio.get(r.id) ?? null,
-        communityName: null,
-        sharedProduct: null,
-        sharedStore: null,
-        sharedCommunity: null,
-      },
-    ]),
+  const posts = rows.map(
+    (r): PostRecord => ({
+      id: r.id,
+      postType: r.post_type,
+      title: r.title,
+      content: r.content,
+      locationId: r.location_id,
+      locationName: r.location_name,
+      communityId: r.community_id,
+      sharedProductId: r.shared_product_id,
+      sharedStoreId: r.shared_store_id,
+      sharedCommunityId: r.shared_community_id,
+      likesCount: r.likes_count,
+      commentsCount: r.comments_count,
+      viewsCount: r.views_count,
+      createdAt: asDate(r.created_at),
+      updatedAt: asDate(r.updated_at),
+      author: { id: r.user_id, username: r.username, displayName: r.display_name, profilePicture: r.profile_picture },
+      hasLiked: r.has_liked,
+      hasBookmarked: r.has_bookmarked,
+      media: media.get(r.id) ?? [],
+      poll: pollsByPost.get(r.id) ?? null,
+      audio: audio.get(r.id) ?? null,
+      communityName: null,
+      sharedProduct: null,
+      sharedStore: null,
+      sharedCommunity: null,
+    }),
   );
-  const posts = ids.map((id) => byId.get(id)).filter((p): p is PostRecord => Boolean(p));
   await attachSummaries(posts, baseUrl);
   return posts;
 }
