@@ -17,7 +17,20 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
 export interface Database {
   db: Db;
   pool: pg.Pool;
+  /**
+   * Whether named prepared statements may be used: only on a PostgreSQL server, where each connection is a session
+   * of its own. PGlite serves every connection from one shared session, so a name prepared through one connection
+   * "already exists" for the next (pg tracks prepared names per connection). Decided from the database itself by
+   * `detectNamedStatements`, since a PGlite may also be reached through a URL (the test run's shared database).
+   */
+  namedStatements: boolean;
   close(): Promise<void>;
+}
+
+/** True unless the database is PGlite (see Database.namedStatements). */
+export async function detectNamedStatements(pool: pg.Pool): Promise<boolean> {
+  const { rows } = await pool.query<{ version: string }>('SELECT version() AS version');
+  return !/PGlite|emscripten/i.test(rows[0]?.version ?? '');
 }
 
 export interface DatabaseOptions {
@@ -64,7 +77,8 @@ export function openDatabase(connectionString: string, opts: DatabaseOptions): D
   });
   pool.on('error', (err) => opts.log.error({ err }, 'idle database client failed'));
   const db = drizzle(pool, { schema });
-  return { db, pool, close: () => pool.end() };
+  // Off until detectNamedStatements says the database is a server (startPlatform asks once, after migrating).
+  return { db, pool, namedStatements: false, close: () => pool.end() };
 }
 
 /** The transaction that the code running now is part of, and the events it will publish after COMMIT. */

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { Redis } from 'ioredis';
 import type { Config } from './config.js';
 import { createLogger, type Logger } from './logger.js';
-import { openDatabase, type Database, type Db } from './db.js';
+import { detectNamedStatements, openDatabase, type Database, type Db } from './db.js';
 import { migrate } from './migrate.js';
 import { createStorage, type Storage } from './storage.js';
 import { createMailer, type Mailer } from './mail.js';
@@ -61,6 +61,7 @@ export async function startPlatform(config: Config, log: Logger = createLogger(c
   });
   try {
     await migrate(database.pool, log, opts.migrationsDir);
+    database.namedStatements = !embedded && (await detectNamedStatements(database.pool));
   } catch (err) {
     // A failed start must not leave the database process running (it holds DATA_DIR's lock).
     await database.close().catch(() => undefined);

@@ -70,8 +70,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * The per-request lookup behind every authenticated call on both transports, so it is plain SQL built
- * once and sent unnamed (no query building per call; a named statement would clash on the embedded
- * database, whose connections share one session). session_live: the token's session (sid) still has an
+ * once (no query building per call), and a named prepared statement where the database allows it (a server:
+ * planned once per connection; not PGlite, whose connections share one session). session_live: the token's session (sid) still has an
  * unrevoked refresh token; tokens without sid (issued by older versions) are judged by the user alone.
  */
 export const ACCESS_USER_SQL = `SELECT u.id, u.username, u.email, u.is_staff, u.is_admin, u.is_verified, u.is_active, u.tokens_valid_after,
@@ -109,8 +109,8 @@ export async function userFromAccessClaims(claims: Partial<AccessClaims>): Promi
   if (claims.type !== 'access' || typeof claims.sub !== 'string' || !UUID.test(claims.sub)) return null;
   const sid = typeof claims.sid === 'string' && UUID.test(claims.sid) ? claims.sid : null;
   // Every authenticated request runs this: named (prepared once per connection) on a server database; unnamed
-  // on the embedded one, whose connections share one session, where a name prepared by one would clash.
-  const name = platform.embedded ? undefined : 'access_user';
+  // on PGlite, whose connections share one session, where a name prepared by one would clash.
+  const name = platform.database.namedStatements ? 'access_user' : undefined;
   const { rows } = await platform.database.pool.query<AccessUserRow>({ name, text: ACCESS_USER_SQL, values: [claims.sub, sid] });
   const row = rows[0];
   if (!row || !row.is_active || !row.session_live) return null;

@@ -190,12 +190,12 @@ const prepared = new Map<string, { name: string; text: string; params: unknown[]
 
 /**
  * On a server database: a named prepared statement per shape (its text built once), planned once per
- * connection. Inside a transaction, or on the embedded database, whose connections share one session (a name
- * prepared by one would clash with another's), it is sent unnamed like any other query.
+ * connection. Inside a transaction, or on PGlite, whose connections share one session (a name prepared by one
+ * would clash with another's), it is sent unnamed like any other query.
  */
 async function execute<T extends Record<string, unknown>>(shape: Shape, values: Values): Promise<T[]> {
   const db = currentDb();
-  if (platform.embedded || db !== platform.db) return (await db.execute<T>(pageStatement(shape, (k) => sql.param(values[k])))).rows as T[];
+  if (!platform.database.namedStatements || db !== platform.db) return (await db.execute<T>(pageStatement(shape, (k) => sql.param(values[k])))).rows as T[];
   const key = `${shape.source}:${shape.everything}:${shape.after}:${shape.place}`;
   let statement = prepared.get(key);
   if (!statement) {
