@@ -112,3 +112,21 @@ test('when products are added to one store at the same moment, then its count is
   expect((await app.rest('DELETE', `/api/stores/stores/${store.id}/`, { token: seller.token })).status).toBe(204);
   expect((await app.rest('GET', '/api/stores/products/by-location/', { query: { location_id: place } })).body).toEqual({ location_name: null, products: [] });
 });
+
+test('when an owner deletes a product while the same store is being deleted, then neither request fails (store, then product, in both)', async () => {
+  const seller = await aShopper(app);
+  await livesAt(app, seller, { country: unique('Raceland'), city: 'Race' });
+  for (let round = 0; round < 6; round++) {
+    const store = await aStore(app, seller);
+    const products = await Promise.all([aProduct(app, seller, store.id), aProduct(app, seller, store.id)]);
+    const [storeGone, productGone] = await Promise.all([
+      app.rest('DELETE', `/api/stores/stores/${store.id}/`, { token: seller.token }),
+      app.rest('DELETE', `/api/stores/products/${products[round % 2].id}/`, { token: seller.token }),
+    ]);
+    expect({ round, store: storeGone.status }).toEqual({ round, store: 204 });
+    // The product went with its own request or with the store's cascade: 204 or 404, never 500 or 503.
+    expect([204, 404]).toContain(productGone.status);
+    const { rows } = await platform.db.execute<{ n: number }>(sql`SELECT count(*)::int AS n FROM products WHERE store_id = ${store.id}`);
+    expect(rows[0].n).toBe(0);
+  }
+});

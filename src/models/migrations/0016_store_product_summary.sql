@@ -26,10 +26,12 @@ END $$;
 -- A removed product: one fewer, and the newest time read again. The store row is locked first, and the max() is a
 -- later statement with a fresh snapshot (READ COMMITTED), so a product inserted by a transaction that held the lock
 -- before us is seen: last_product_at never falls below a live product's time. (A store deleted in this transaction,
--- whose products go by cascade, matches no row.)
+-- whose products go by cascade, matches no row.) NO KEY UPDATE, as the UPDATE itself takes: foreign-key checks of
+-- rows that reference the store (new products, orders, shares) are not held up. The service deletes a product
+-- after locking its store (products.service.ts), in the order a store's deletion takes them: store, then products.
 CREATE FUNCTION products_summary_after_delete() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  PERFORM 1 FROM stores WHERE id = OLD.store_id FOR UPDATE;
+  PERFORM 1 FROM stores WHERE id = OLD.store_id FOR NO KEY UPDATE;
   UPDATE stores
   SET products_count = products_count - 1,
       last_product_at = (SELECT max(created_at) FROM products WHERE store_id = OLD.store_id)
@@ -46,7 +48,7 @@ CREATE TRIGGER products_summary_delete AFTER DELETE ON products
 -- an insert so both stores stay right.
 CREATE FUNCTION products_summary_after_move() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  PERFORM 1 FROM stores WHERE id IN (OLD.store_id, NEW.store_id) ORDER BY id FOR UPDATE;
+  PERFORM 1 FROM stores WHERE id IN (OLD.store_id, NEW.store_id) ORDER BY id FOR NO KEY UPDATE;
   UPDATE stores s
   SET products_count = (SELECT count(*)::int FROM products WHERE store_id = s.id),
       last_product_at = (SELECT max(created_at) FROM products WHERE store_id = s.id)

@@ -155,6 +155,9 @@ export async function updateProduct(ctx: AuthedContext, id: string, input: Produ
 /** Deletes the product and, after the commit, its image files (disk or S3). */
 export async function deleteProduct(ctx: AuthedContext, id: string): Promise<void> {
   const keys = await transaction(platform.db, async (tx) => {
+    // The store first, then the product: the order a store's deletion (and its cascade) takes them, so deleting a
+    // product while its store goes cannot deadlock (the 0016 trigger updates the store's product summary).
+    await tx.execute(sql`SELECT 1 FROM stores WHERE id = (SELECT store_id FROM products WHERE id = ${id}) FOR NO KEY UPDATE`);
     await lockOwnProduct(tx, ctx, id);
     const images = await tx.select({ image: productImages.image }).from(productImages).where(eq(productImages.productId, id));
     await tx.delete(products).where(eq(products.id, id));
