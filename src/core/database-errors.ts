@@ -8,7 +8,8 @@ import { AppError } from './errors.js';
  * - 57014 query_canceled: statement_timeout (DATABASE_STATEMENT_TIMEOUT_MS) ended the statement;
  * - 55P03 lock_not_available: a lock_timeout ran out;
  * - 40P01 deadlock_detected and 40001 serialization_failure: this transaction lost a race that PostgreSQL broke by
- *   ending it (rolled back whole, so nothing was half written); the same request again normally succeeds.
+ *   ending it and rolling it back (what the operation committed before it stays; operations write in one
+ *   transaction); the same request again normally succeeds.
  * Drizzle wraps driver errors, so the whole `cause` chain is inspected.
  */
 export const SERVICE_UNAVAILABLE_BODY = { detail: 'Service temporarily unavailable, try again later.' };

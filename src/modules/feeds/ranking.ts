@@ -133,8 +133,8 @@ function pageStatement(shape: Shape, v: (name: keyof Values) => SQLWrapper): SQL
     SELECT CASE WHEN r.n IS NULL OR r.n = 1 THEN (SELECT json_build_object(
              'home', (SELECT json_build_object('id', h.id, 'name', h.name) FROM home h),
              ${shape.place ? sql`'place', (SELECT json_build_object('id', id, 'name', name) FROM locations WHERE id = ${v('place')}::uuid),` : sql``}
-             'ids', (SELECT array_agg(location_id) FROM places),
-             'penalties', (SELECT array_agg(penalty) FROM places),
+             'ids', (SELECT array_agg(location_id ORDER BY location_id) FROM places),
+             'penalties', (SELECT array_agg(penalty ORDER BY location_id) FROM places),
              'more', (SELECT count(*) FROM ranked) > ${v('show')})) END AS head,
            r.rank AS ranked_rank,
            ${postColumns(v('viewer') as SQLWrapper)}

@@ -54,7 +54,11 @@ socket.on('location:updated', (location) => {
   $('place-name').textContent = location.name;
   document.title = `${location.name} · live`;
   setCount('count-members', location.total_users);
+  locationEvents++;
 });
+
+// location:updated events heard so far: a summary read that an event overtook is older than what is on screen.
+let locationEvents = 0;
 
 /**
  * Subscribe first, then read: whatever happens between the two arrives as an event or is in the read. Poll
@@ -88,10 +92,12 @@ async function onConnect() {
 
 /** The neighbours count (and the name) as they are now: people who moved in while the page was away sent no event. */
 async function refreshSummary() {
+  const heardBefore = locationEvents;
   try {
     const res = await fetch(`/display/${encodeURIComponent(locationId)}/summary.json`, { cache: 'no-store' });
     if (!res.ok) return;
     const summary = await res.json();
+    if (locationEvents !== heardBefore) return;
     if (typeof summary.name === 'string') {
       $('place-name').textContent = summary.name;
       document.title = `${summary.name} · live`;
