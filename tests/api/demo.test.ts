@@ -66,6 +66,20 @@ test('when the demo runs twice (without, then with an administrator), then the c
   expect(Object.values(second.created).every((n) => n === 0)).toBe(true);
   expect(second.displayUrl).toBe(first.displayUrl);
 
+  // Someone is missing: with an administrator given, the demo makes them through POST /api/admin/users/.
+  const [gone] = await sql(
+    `DELETE FROM users WHERE id = (
+       SELECT id FROM users WHERE email LIKE 'demo-%@example.org' AND username <> $1
+         AND id NOT IN (SELECT owner_id FROM stores) AND id NOT IN (SELECT owner_id FROM communities)
+       ORDER BY username LIMIT 1)
+     RETURNING username`,
+    [HOST_USERNAME],
+  );
+  expect(gone.username).toEqual(expect.any(String));
+  const third = await runDemo({ url: app.url, users: 50, postsPerPerson: 0.6, adminEmail: admin.email, adminPassword: admin.password, quiet: true });
+  expect(third.created.users).toBe(1);
+  expect((await sql(`SELECT count(*)::int AS n FROM users WHERE username = $1`, [gone.username]))[0].n).toBe(1);
+
   const page = await fetch(first.displayUrl);
   expect(page.status).toBe(200);
   expect(await page.text()).toContain('Leith Shore');

@@ -1,5 +1,7 @@
 import { nextEvent, startTestApp, unique, type TestApp } from '../helpers/test-app.js';
+import { sql } from 'drizzle-orm';
 import { aUser } from '../builders/users.js';
+import { platform } from '../../src/platform/index.js';
 
 /** This app creates an administrator from ADMIN_EMAIL/ADMIN_PASSWORD on start. */
 const admin = { email: `${unique('admin')}@example.test`, password: 'admin-password-long' };
@@ -103,6 +105,10 @@ describe('POST /api/admin/users/', () => {
     const body = fields();
     expect((await app.rest('POST', '/api/admin/users/', { token: mallory.token, body })).status).toBe(403);
     expect((await app.rest('POST', '/api/admin/users/', { body })).status).toBe(401);
+    // Staff is not enough: creating accounts is for administrators.
+    const staff = await aUser(app);
+    await platform.db.execute(sql`UPDATE users SET is_staff = true WHERE id = ${staff.id}`);
+    expect((await app.rest('POST', '/api/admin/users/', { token: staff.token, body })).status).toBe(403);
     expect((await app.rest('GET', `/api/users/${body.username}`)).status).toBe(404);
   });
 });
