@@ -15,11 +15,14 @@ export interface TcpProxy {
   close(): Promise<void>;
 }
 
-export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
+/** Where the proxy connects: a TCP address, or a unix socket (the embedded database's). */
+export type ProxyTarget = { host: string; port: number } | { path: string };
+
+export async function startTcpProxy(target: ProxyTarget): Promise<TcpProxy> {
   const open = new Set<net.Socket>();
   const makeServer = () =>
     net.createServer((client) => {
-      const upstream = net.connect(target.port, target.host);
+      const upstream = 'path' in target ? net.connect(target.path) : net.connect(target.port, target.host);
       open.add(client);
       open.add(upstream);
       const drop = () => {
@@ -53,6 +56,8 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
       const parsed = new URL(url);
       parsed.hostname = '127.0.0.1';
       parsed.port = String(port);
+      // A unix socket directory given as `?host=` (the embedded database) would win over the proxy's address.
+      parsed.searchParams.delete('host');
       return parsed.toString();
     },
     cut: stopListening,
@@ -69,7 +74,13 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
   };
 }
 
-export const targetOf = (url: string) => {
+/**
+ * The service behind a URL: its host and port, or for a PostgreSQL URL naming a unix socket directory in `?host=`
+ * (the embedded database of a test run), the socket file in it, as libpq names it.
+ */
+export const targetOf = (url: string): ProxyTarget => {
   const parsed = new URL(url);
+  const socketDir = parsed.searchParams.get('host');
+  if (socketDir?.startsWith('/')) return { path: `${socketDir}/.s.PGSQL.${parsed.port || 5432}` };
   return { host: parsed.hostname, port: Number(parsed.port) };
 };
