@@ -112,6 +112,11 @@ export function tuneWav(seed: string, seconds = 3): Buffer {
     const fade = Math.min(1, (rate / 2 - (i % (rate / 2))) / 400);
     data[i] = 128 + Math.round(60 * fade * Math.sin((2 * Math.PI * note * i) / rate));
   }
+  return pcm8Wav(data, rate);
+}
+
+/** A WAV file around 8-bit mono PCM samples at `rate` Hz (also the test builders' audio). */
+export function pcm8Wav(data: Buffer, rate: number): Buffer {
   const header = Buffer.alloc(44);
   header.write('RIFF', 0, 'latin1');
   header.writeUInt32LE(36 + data.length, 4);
@@ -121,9 +126,9 @@ export function tuneWav(seed: string, seconds = 3): Buffer {
   header.writeUInt16LE(1, 20); // PCM
   header.writeUInt16LE(1, 22); // mono
   header.writeUInt32LE(rate, 24);
-  header.writeUInt32LE(rate, 28);
-  header.writeUInt16LE(1, 32);
-  header.writeUInt16LE(8, 34);
+  header.writeUInt32LE(rate, 28); // byte rate
+  header.writeUInt16LE(1, 32); // block align
+  header.writeUInt16LE(8, 34); // bits per sample
   header.write('data', 36, 'latin1');
   header.writeUInt32LE(data.length, 40);
   return Buffer.concat([header, data]);

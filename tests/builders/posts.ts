@@ -2,6 +2,7 @@ import type { TestApp } from '../helpers/test-app.js';
 import { unique } from '../helpers/test-app.js';
 import type { TestUser } from './users.js';
 import { aResident } from './locations.js';
+import { pcm8Wav } from '../../scripts/demo/media.js';
 
 /**
  * Builders for posts and comments. A "neighbourhood" is a fresh location (a unique city) that users join
@@ -63,20 +64,5 @@ export async function aComment(app: TestApp, author: TestUser, postId: string, f
 /** A valid WAV file of `seconds` of silence (8 kHz, 8-bit mono): real audio with a known duration. */
 export function aWav(seconds: number): Buffer {
   const rate = 8000;
-  const data = Buffer.alloc(rate * seconds, 128);
-  const header = Buffer.alloc(44);
-  header.write('RIFF', 0, 'latin1');
-  header.writeUInt32LE(36 + data.length, 4);
-  header.write('WAVE', 8, 'latin1');
-  header.write('fmt ', 12, 'latin1');
-  header.writeUInt32LE(16, 16);
-  header.writeUInt16LE(1, 20); // PCM
-  header.writeUInt16LE(1, 22); // mono
-  header.writeUInt32LE(rate, 24);
-  header.writeUInt32LE(rate, 28); // byte rate
-  header.writeUInt16LE(1, 32); // block align
-  header.writeUInt16LE(8, 34); // bits per sample
-  header.write('data', 36, 'latin1');
-  header.writeUInt32LE(data.length, 40);
-  return Buffer.concat([header, data]);
+  return pcm8Wav(Buffer.alloc(rate * seconds, 128), rate);
 }
