@@ -2,7 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import pg from 'pg';
 import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres';
 import * as schema from '../models/index.js';
-import { PendingEvents } from '../core/events.js';
+import { domainEvents, PendingEvents, type DomainEventMap, type DomainEventName } from '../core/events.js';
 import type { Logger } from './logger.js';
 import { platform } from './index.js';
 
@@ -124,6 +124,16 @@ export async function transaction<T>(db: Db, fn: (tx: Tx, events: PendingEvents)
   const result = await db.transaction((tx) => within({ tx, events, open: true }, fn));
   events.flush();
   return result;
+}
+
+/**
+ * Publish a domain event once what it reports is committed: with the current transaction's events when the
+ * code runs inside one, at once when it runs outside (the write was one statement, committed on its own).
+ */
+export function publishAfterCommit<K extends DomainEventName>(name: K, payload: DomainEventMap[K]): void {
+  const current = scope.getStore();
+  if (current?.open) current.events.add(name, payload);
+  else domainEvents.publish(name, payload);
 }
 
 async function within<T>(current: TransactionScope, fn: (tx: Tx, events: PendingEvents) => Promise<T>): Promise<T> {

@@ -3,13 +3,14 @@ import type { PendingEvents } from '../../core/events.js';
 import { serverBaseUrl } from '../../core/server-base-url.js';
 import { postAudio, postMedia, posts, type PostType } from '../../models/index.js';
 import { platform } from '../../platform/index.js';
-import { transaction, type Tx } from '../../platform/db.js';
+import { publishAfterCommit, transaction, type Tx } from '../../platform/db.js';
+import { AppError } from '../../core/errors.js';
 import { readAudioDurationSeconds } from './audio.js';
-import { notifyMentions } from './mentions.js';
+import { mentionedUsernames, notifyMentions } from './mentions.js';
 import { insertPoll } from './polls.service.js';
-import { findAuthorLocation, loadPost } from './posts.queries.js';
+import { completePosts, findAuthorLocation, insertTextPostAtHome, loadPost } from './posts.queries.js';
 import { serializePost, type PostBody } from './posts.serializer.js';
-import { checkPostTarget, checkShareTarget, onCommunityPostCreated, type PostTarget } from './targets.js';
+import { checkPostTarget, checkShareTarget, LOCATION_REQUIRED_BODY, onCommunityPostCreated, type PostTarget } from './targets.js';
 import './posts.events.js';
 
 export interface CreatePostInput {
@@ -35,6 +36,7 @@ export interface CreatePostInput {
  * and removed again if it fails, so a refused post leaves nothing behind.
  */
 export async function createPost(ctx: AuthedContext, input: CreatePostInput): Promise<PostBody> {
+  if (isTextPostAtHome(input)) return createTextPostAtHome(ctx, input);
   const target = await checkPostTarget(ctx.user.id, input.community_id, () => findAuthorLocation(ctx.user.id));
   await checkShareTarget(input);
   const durationSeconds = input.audio_file ? await readAudioDurationSeconds(input.audio_file) : null;
@@ -61,6 +63,32 @@ export async function createPost(ctx: AuthedContext, input: CreatePostInput): Pr
     await Promise.all(stored.map((key) => platform.storage.delete(key).catch(() => undefined)));
     throw err;
   }
+}
+
+/**
+ * The commonest post, a text post to the author's neighbourhood that mentions nobody, writes one row and
+ * checks nothing but the author's location: one statement does it all (see insertTextPostAtHome), where the
+ * general path takes five round trips (location, BEGIN, INSERT, read back, COMMIT). Every live post pays for
+ * its round trips on the node that also pushes it to the neighbourhood's sockets.
+ */
+function isTextPostAtHome(input: CreatePostInput): boolean {
+  return (
+    input.post_type === 'text' &&
+    !input.community_id &&
+    !input.media?.length &&
+    !input.audio_file &&
+    mentionedUsernames(`${input.title ?? ''}\n${input.content ?? ''}`).length === 0
+  );
+}
+
+async function createTextPostAtHome(ctx: AuthedContext, input: CreatePostInput): Promise<PostBody> {
+  const row = await insertTextPostAtHome(ctx.user.id, input.title ?? null, input.content ?? '');
+  if (!row) throw new AppError(400, { ...LOCATION_REQUIRED_BODY });
+  // A text post has no attachment and embeds no summary: this reads nothing, and the record holds no URL
+  // (each copy is serialized with its own base).
+  const [post] = await completePosts([row], ctx.user.id);
+  publishAfterCommit('post.created', { post: serializePost(post, { baseUrl: serverBaseUrl() }), locationId: post.locationId, communityId: null });
+  return serializePost(post, ctx);
 }
 
 async function insertPostRows(

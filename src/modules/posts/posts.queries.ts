@@ -129,6 +129,22 @@ export async function loadPosts(ids: readonly string[], viewerId: string | null,
 }
 
 /**
+ * A text post in its author's own location, written and read back as `postColumns` selects it, in one
+ * statement: it commits on its own, so the commonest post needs no transaction and one round trip. Null
+ * when the author has no location (nothing is written then). Nobody has liked or bookmarked a new post.
+ */
+export async function insertTextPostAtHome(userId: string, title: string | null, content: string, db: DbOrTx = currentDb()): Promise<PostSqlRow | null> {
+  const { rows } = await db.execute<PostSqlRow>(sql`
+    WITH p AS (
+      INSERT INTO posts (user_id, post_type, title, content, location_id)
+      SELECT u.id, 'text', ${title}, ${content}, u.location_id FROM users u WHERE u.id = ${userId}::uuid AND u.location_id IS NOT NULL
+      RETURNING *)
+    SELECT ${postColumns(null)}
+    FROM p JOIN users u ON u.id = p.user_id LEFT JOIN locations l ON l.id = p.location_id`);
+  return rows[0] ?? null;
+}
+
+/**
  * The select list of a post row as `completePosts` takes it, over `posts p JOIN users u ON u.id = p.user_id
  * LEFT JOIN locations l ON l.id = p.location_id`, with the viewer's like and bookmark: for a statement that
  * reads the posts together with something else (the feeds read a ranked page and its posts in one statement).
