@@ -23,6 +23,7 @@
 import { PGlite, type ExecProtocolOptionsStream } from '@electric-sql/pglite';
 
 const READY_FOR_QUERY = 0x5a; // 'Z'
+const EMPTY = Buffer.alloc(0);
 /** Parse, Bind, Describe, Execute, Close, Flush: the extended-query messages that Sync ends. */
 const EXTENDED_QUERY_MESSAGES = new Set([...'PBDECH'].map((c) => c.charCodeAt(0)));
 
@@ -37,7 +38,7 @@ export class WithoutReadyForQuery {
   /** Whether the current message is a ReadyForQuery (its bytes are not forwarded). */
   #dropping = false;
   /** A message header split across chunks, held until its type is known. */
-  #head: Buffer = Buffer.alloc(0);
+  #head: Buffer = EMPTY;
 
   constructor(private readonly forward: (data: Uint8Array) => void) {}
 
@@ -67,9 +68,12 @@ export class WithoutReadyForQuery {
         return;
       }
       const held = this.#head;
-      const header = Buffer.concat([held, chunk.subarray(i, i + need)]);
-      this.#head = Buffer.alloc(0);
-      this.#dropping = header[0] === READY_FOR_QUERY;
+      // The usual case reads the header in place: no copy for each of the thousands of DataRows of a result.
+      const header = held.length === 0 ? chunk : Buffer.concat([held, chunk.subarray(i, i + need)]);
+      const at = held.length === 0 ? i : 0;
+      const length = ((header[at + 1]! << 24) | (header[at + 2]! << 16) | (header[at + 3]! << 8) | header[at + 4]!) >>> 0;
+      this.#head = EMPTY;
+      this.#dropping = header[at] === READY_FOR_QUERY;
       if (this.#dropping) {
         flush(i);
         from = i + need;
@@ -78,7 +82,7 @@ export class WithoutReadyForQuery {
         this.forward(held);
       }
       i += need;
-      this.#rest = header.readInt32BE(1) - 4;
+      this.#rest = length - 4;
     }
     flush(i);
   }
@@ -86,7 +90,7 @@ export class WithoutReadyForQuery {
   /** The end of the stream: a header still held was never completed, so it is forwarded as it came. */
   end(): void {
     if (this.#head.length > 0) this.forward(this.#head);
-    this.#head = Buffer.alloc(0);
+    this.#head = EMPTY;
   }
 }
 
