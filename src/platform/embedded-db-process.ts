@@ -12,10 +12,11 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import { lockDataDir, lockPathOf, type DataDirLock } from './data-dir-lock.js';
+import { WireProtocolPGlite } from './embedded-db-wire.js';
 import { socketFileName, type EmbeddedDbProcessOptions, type FromDatabaseProcess, type ToDatabaseProcess } from './embedded-db-protocol.js';
 import { slimPostgis } from './postgis-bundle.js';
 
@@ -45,7 +46,10 @@ async function start(opts: EmbeddedDbProcessOptions): Promise<string> {
   fs.mkdirSync(opts.dataDir, { recursive: true });
   lock = lockDataDir(lockPathOf(opts.dataDir));
   // PGlite's file system cannot mount a path through a symlink (Emscripten ENOTDIR): give it the real one.
-  db = await PGlite.create({ dataDir: fs.realpathSync(opts.dataDir), extensions: { postgis: slimPostgis(), pg_trgm } });
+  // WireProtocolPGlite: PGlite without its premature ReadyForQuery after a failed extended-query message, which
+  // desynchronised pg's connection (PGlite issue 958; why and how in embedded-db-wire.ts).
+  db = new WireProtocolPGlite({ dataDir: fs.realpathSync(opts.dataDir), extensions: { postgis: slimPostgis(), pg_trgm } });
+  await db.waitReady;
   // Idempotent: the first start with a new data dir installs PostGIS (the slow part of a cold start).
   await db.exec('CREATE EXTENSION IF NOT EXISTS postgis; CREATE EXTENSION IF NOT EXISTS pg_trgm;');
 
