@@ -1,5 +1,7 @@
+import fs from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type pg from 'pg';
 import express from 'express';
 import jwt from 'jsonwebtoken';
 import { platform } from '../../src/platform/index.js';
@@ -41,10 +43,30 @@ interface LoadRun {
   samples: number[];
   rps: number;
   errors: number;
+  /** CPU spent over the timed window (ms): this process (server and load generator), PostgreSQL (null: not readable here). */
+  cpu?: { node: number; pg: number | null };
+}
+
+/**
+ * CPU time (ms) of the backends serving this database, from /proc: readable when PostgreSQL runs on this
+ * machine under a user whose processes we may read; null otherwise. Backends that end during a window are lost,
+ * which is why the pool's idle timeout (30 s) is longer than a window.
+ */
+export async function postgresCpuMs(pool: pg.Pool): Promise<number | null> {
+  const { rows } = await pool.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = current_database()');
+  const ticksPerSecond = 100;
+  let total = 0;
+  for (const { pid } of rows) {
+    const stat = await fs.readFile(`/proc/${pid}/stat`, 'utf8').catch(() => null);
+    if (stat === null) return null;
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    total += Number(fields[11]) + Number(fields[12]);
+  }
+  return (total * 1000) / ticksPerSecond;
 }
 
 /** Closed loop: each client sends its next GET as soon as the last is answered; `path(i)` varies the reader. */
-export async function closedLoop(base: string, path: (i: number) => { url: string; token: string }, from = 0, loadMs = LOAD_MS): Promise<LoadRun> {
+export async function closedLoop(base: string, path: (i: number) => { url: string; token: string }, from = 0, loadMs = LOAD_MS, pool?: pg.Pool): Promise<LoadRun> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
   const get = (url: string, token: string) =>
     new Promise<boolean>((resolve, reject) => {
@@ -71,14 +93,19 @@ export async function closedLoop(base: string, path: (i: number) => { url: strin
   };
   const clients = Array.from({ length: CONCURRENCY }, client);
   await new Promise((r) => setTimeout(r, WARMUP_MS));
+  const pg0 = pool ? await postgresCpuMs(pool) : null;
+  const cpu0 = process.cpuUsage();
   timing = true;
   const started = performance.now();
   await new Promise((r) => setTimeout(r, loadMs));
   stop = true;
   const seconds = (performance.now() - started) / 1000;
+  const cpu1 = process.cpuUsage(cpu0);
+  const pg1 = pool && pg0 !== null ? await postgresCpuMs(pool) : null;
   await Promise.all(clients);
   agent.destroy();
-  return { samples, rps: samples.length / seconds, errors };
+  const cpu = pool ? { node: (cpu1.user + cpu1.system) / 1000, pg: pg0 !== null && pg1 !== null ? pg1 - pg0 : null } : undefined;
+  return { samples, rps: samples.length / seconds, errors, cpu };
 }
 
 /** The bare baseline: bearer check, then one indexed 15-row SELECT of a place's posts, as JSON. */
@@ -109,11 +136,35 @@ export async function startBareRoute(): Promise<{ url: string; stop: () => Promi
 const combine = (runs: LoadRun[]): LoadRun => {
   const requests = runs.reduce((n, r) => n + r.samples.length, 0);
   const seconds = runs.reduce((t, r) => t + r.samples.length / r.rps, 0);
-  return { samples: runs.flatMap((r) => r.samples), rps: requests / seconds, errors: runs.reduce((n, r) => n + r.errors, 0) };
+  const cpu = runs.every((r) => r.cpu)
+    ? { node: runs.reduce((t, r) => t + r.cpu!.node, 0), pg: runs.every((r) => r.cpu!.pg !== null) ? runs.reduce((t, r) => t + r.cpu!.pg!, 0) : null }
+    : undefined;
+  return { samples: runs.flatMap((r) => r.samples), rps: requests / seconds, errors: runs.reduce((n, r) => n + r.errors, 0), cpu };
+};
+
+/**
+ * CPU per answered request (ms) over the timed windows: this process (server + load generator), PostgreSQL,
+ * and both. Unlike req/s it hardly depends on what else the machine runs, and with every core busy the
+ * throughput ratio of two routes tends to the inverse ratio of their total CPU per request.
+ */
+const cpuPerRequest = (run: LoadRun) =>
+  run.cpu ? { node: run.cpu.node / run.samples.length, pg: run.cpu.pg === null ? null : run.cpu.pg / run.samples.length } : null;
+
+const cpuNote = (run: LoadRun) => {
+  const cpu = cpuPerRequest(run);
+  if (!cpu) return '';
+  return `; CPU per request: ${cpu.node.toFixed(2)} ms here${cpu.pg === null ? '' : ` + ${cpu.pg.toFixed(2)} ms PostgreSQL = ${(cpu.node + cpu.pg).toFixed(2)} ms`}`;
+};
+
+/** The bare route's total CPU per request over this run's: the throughput ratio a machine with nothing else to run would show. */
+const cpuRatio = (run: LoadRun, bare: LoadRun) => {
+  const a = cpuPerRequest(run);
+  const b = cpuPerRequest(bare);
+  return a && b && a.pg !== null && b.pg !== null ? `; CPU ratio ${((b.node + b.pg) / (a.node + a.pg)).toFixed(2)}` : '';
 };
 
 const loadNote = (run: LoadRun, extra = '') =>
-  `${Math.round(run.rps)} req/s with ${CONCURRENCY} clients, p50 ${percentile([...run.samples].sort((a, b) => a - b), 50).toFixed(1)} ms, ${run.errors} errors${extra}`;
+  `${Math.round(run.rps)} req/s with ${CONCURRENCY} clients, p50 ${percentile([...run.samples].sort((a, b) => a - b), 50).toFixed(1)} ms, ${run.errors} errors${cpuNote(run)}${extra}`;
 
 export const feedsCase: BenchCase = {
   name: 'feeds',
@@ -170,11 +221,11 @@ export const feedsCase: BenchCase = {
         next += (await run()).samples.length;
       const profileRuns: LoadRun[] = [];
       for (let round = 0; round < ROUNDS; round++) {
-        bareRuns.push(await closedLoop(bare.url, (i) => ({ url: `/bare/feed/${homeOf.get(reader(i).id)}`, token: tokens[i % tokens.length] }), next));
-        const feedRun = await closedLoop(bench.server.url, (i) => ({ url: '/api/feed/hybrid/neighbourhood/', token: tokens[(i + 29) % tokens.length] }), next);
+        bareRuns.push(await closedLoop(bare.url, (i) => ({ url: `/bare/feed/${homeOf.get(reader(i).id)}`, token: tokens[i % tokens.length] }), next, LOAD_MS, bench.pool));
+        const feedRun = await closedLoop(bench.server.url, (i) => ({ url: '/api/feed/hybrid/neighbourhood/', token: tokens[(i + 29) % tokens.length] }), next, LOAD_MS, bench.pool);
         feedRuns.push(feedRun);
         next += feedRun.samples.length + Math.round((feedRun.rps * WARMUP_MS) / 1000);
-        profileRuns.push(await closedLoop(bench.server.url, (i) => ({ url: '/api/users/profile/', token: tokens[i % tokens.length] }), next));
+        profileRuns.push(await closedLoop(bench.server.url, (i) => ({ url: '/api/users/profile/', token: tokens[i % tokens.length] }), next, LOAD_MS, bench.pool));
       }
       const bareRun = combine(bareRuns);
       const feedRun = combine(feedRuns);
@@ -186,14 +237,14 @@ export const feedsCase: BenchCase = {
         samples: feedRun.samples,
         note: loadNote(
           feedRun,
-          `; ${(feedRun.rps / bareRun.rps).toFixed(2)} of the bare route (rounds: ${ratios.map((r, i) => `${r.toFixed(2)} = ${Math.round(feedRuns[i].rps)}/${Math.round(bareRuns[i].rps)}`).join(', ')})`,
+          `; ${(feedRun.rps / bareRun.rps).toFixed(2)} of the bare route (rounds: ${ratios.map((r, i) => `${r.toFixed(2)} = ${Math.round(feedRuns[i].rps)}/${Math.round(bareRuns[i].rps)}`).join(', ')})${cpuRatio(feedRun, bareRun)}`,
         ),
       });
       // For scale: the service's request path with the least work behind it (caller lookup + one read).
       out.push({
         name: 'GET /api/users/profile/ over HTTP, 20 clients',
         samples: profileRun.samples,
-        note: loadNote(profileRun, `; ${(profileRun.rps / bareRun.rps).toFixed(2)} of the bare route; the feed is ${(feedRun.rps / profileRun.rps).toFixed(2)} of it`),
+        note: loadNote(profileRun, `; ${(profileRun.rps / bareRun.rps).toFixed(2)} of the bare route${cpuRatio(profileRun, bareRun)}; the feed is ${(feedRun.rps / profileRun.rps).toFixed(2)} of it`),
       });
     } finally {
       await bare.stop();

@@ -20,14 +20,21 @@ export interface BodyLimits {
  * operation refuses costs no parsing and no memory, however large the body it announces.
  */
 export function operationRouter(operations: readonly Operation[], runner: OperationRunner, limits: BodyLimits): express.Router {
-  const bodyParsers = [express.json({ limit: limits.json }), express.urlencoded({ extended: true, limit: limits.json })];
+  const json = express.json({ limit: limits.json });
+  const form = express.urlencoded({ extended: true, limit: limits.json });
+  // Most calls (every GET) carry no body: the parsers are not entered at all then (what they would conclude
+  // themselves, after some work per request). One handler for both, so the route has one layer fewer.
+  const readBody: RequestHandler = (req, res, next) => {
+    if (req.headers['transfer-encoding'] === undefined && req.headers['content-length'] === undefined) return next();
+    json(req, res, (err?: unknown) => (err ? next(err) : form(req, res, next)));
+  };
   // Not strict: `/api/users/profile` and `/api/users/profile/` are the same route.
   const router = express.Router({ strict: false, caseSensitive: true });
   const routes = operations.flatMap((op) => [op.path, ...(op.aliases ?? [])].map((path) => ({ op, path: expressPath(path) })));
   // Static segments before parameters, so `/api/users/search/` is not taken for `/api/users/:username`.
   routes.sort((a, b) => compareSpecificity(a.path, b.path));
   for (const { op, path } of routes) {
-    const handlers: RequestHandler[] = [authenticate, (req, res, next) => admit(op, runner, req, res, next).catch(next), ...bodyParsers];
+    const handlers: RequestHandler[] = [authenticate, (req, res, next) => admit(op, runner, req, res, next).catch(next), readBody];
     if (op.files?.length) handlers.push(multipartFor(op));
     handlers.push((req, res, next) => serve(op, runner, req, res).catch(next));
     router[op.method.toLowerCase() as 'get'](path, ...handlers);

@@ -3,6 +3,7 @@ import { startTestApp, type TestApp } from '../helpers/test-app.js';
 import { aUserFrom, callerFrom, type Caller } from '../helpers/caller.js';
 import { sql } from '../helpers/sql.js';
 import { domainEvents, type DomainEvent } from '../../src/core/events.js';
+import { accessReads, userFromAccessClaims, type AccessClaims } from '../../src/modules/accounts/tokens.js';
 
 /**
  * Issue "Access tokens outlive logout, password reset and family revocation": an access token stops
@@ -158,5 +159,38 @@ describe('deactivation and rights', () => {
     expect(await accessChangesDuring(() => patch(caller, user.username, { is_staff: true }))).toEqual([user.id]);
     expect(await accessChangesDuring(() => patch(caller, user.username, { is_verified: true }))).toEqual([user.id]);
     expect(await accessChangesDuring(() => patch(caller, user.username, { is_verified: true, is_staff: true }))).toEqual([]);
+  });
+});
+
+describe('callers checked together', () => {
+  test('when requests of several callers arrive at once, then each is answered as its own caller, and those whose session ended are refused', async () => {
+    const caller = callerFrom(app);
+    const users: Array<Awaited<ReturnType<typeof aUserFrom>>> = [];
+    for (let i = 0; i < 5; i++) users.push(await aUserFrom(callerFrom(app)));
+    const [loggedOut, deactivated, reset] = users;
+    expect((await caller.rest('POST', '/api/auth/logout/', { body: { refresh: loggedOut.refresh } })).status).toBe(200);
+    expect((await caller.rest('PATCH', `/api/admin/users/${deactivated.username}/`, { token: adminToken, body: { is_active: false } })).status).toBe(200);
+    await sql('UPDATE users SET tokens_valid_after = now() WHERE id = $1', [reset.id]);
+    const ended = new Set([loggedOut.id, deactivated.id, reset.id]);
+    const requests = [0, 1, 2, 3].flatMap(() => users);
+    const answers = await Promise.all(requests.map((user) => profile(caller, user.token)));
+    answers.forEach((res, i) => {
+      const user = requests[i];
+      if (ended.has(user.id)) expect(res).toMatchObject({ status: 401, body: INVALID_TOKEN });
+      else expect(res).toMatchObject({ status: 200, body: { id: user.id, username: user.username } });
+    });
+  });
+
+  test('when callers are checked at the same moment, then one database read answers them all, each with its own user', async () => {
+    const caller = callerFrom(app);
+    const users: Array<Awaited<ReturnType<typeof aUserFrom>>> = [];
+    for (let i = 0; i < 3; i++) users.push(await aUserFrom(callerFrom(app)));
+    await caller.rest('POST', '/api/auth/logout/', { body: { refresh: users[2].refresh } });
+    const checks = Array.from({ length: 30 }, (_, i) => users[i % 3]);
+    const before = { ...accessReads };
+    const checked = await Promise.all(checks.map((user) => userFromAccessClaims(claims(user.token) as AccessClaims)));
+    expect({ reads: accessReads.reads - before.reads, callers: accessReads.callers - before.callers }).toEqual({ reads: 1, callers: 30 });
+    expect(checked.map((user) => user?.id ?? null)).toEqual(checks.map((user, i) => (i % 3 === 2 ? null : user.id)));
+    expect(checked[0]).toEqual({ id: users[0].id, username: users[0].username, email: users[0].email, isStaff: false, isAdmin: false, isVerified: false });
   });
 });
