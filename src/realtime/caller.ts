@@ -47,7 +47,7 @@ export async function checkedCaller(socket: AppSocket, clock: Clock): Promise<Au
   if (session.expiresAt <= clock.now()) return null;
   if (session.checkedAt !== null && clock.now() - session.checkedAt < CALLER_CACHE_TTL_MS) return session.user;
   const generation = session.generation;
-  const user = await userFromAccessClaims(session.claims);
+  const user = await userFromAccessClaims(session.claims, { fresh: true });
   if (!user) return null;
   // A change published while we were reading must win: only fill the cache if nothing dropped it meanwhile.
   if (socket.data.session === session && session.generation === generation) {

@@ -1,6 +1,7 @@
 import type { Server } from 'socket.io';
 import { channelRoom } from '../core/channels.js';
 import { platform } from '../platform/index.js';
+import { accessUserCache } from '../modules/accounts/tokens.js';
 import { checkedCaller, forgetCaller, socketContext } from './caller.js';
 import type { RealtimeDeps } from './clock.js';
 import { reconcileResidency, setResidentsRoom } from './residency.js';
@@ -16,7 +17,7 @@ import { reauthorizeSubscriptions } from './subscriptions.js';
  * rather than the adapter's cluster-wide room operations.
  */
 export type NodeMessage =
-  /** Rights, activity or sessions of the user changed: drop the cached caller and check it again. */
+  /** Rights, activity or sessions of the user changed: drop the cached callers (sockets and process) and check again. */
   | { kind: 'caller_changed'; userId: string }
   /** The user moved: its sockets follow it to the new residents' room. */
   | { kind: 'location_changed'; userId: string; toLocationId: string | null }
@@ -49,6 +50,8 @@ export class RealtimeNode {
   }
 
   private apply(message: NodeMessage): void {
+    // The process's cache first: the sockets' checks below must read the database.
+    if (message.kind === 'caller_changed') accessUserCache.forgetUser(message.userId);
     for (const socket of localSocketsIn(this.io, userRoom(message.userId))) {
       try {
         this.applyTo(socket, message);

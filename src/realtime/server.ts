@@ -5,7 +5,7 @@ import type { Operation } from '../core/operation.js';
 import type { OperationRunner } from '../core/run-operation.js';
 import { domainEvents } from '../core/events.js';
 import { platform } from '../platform/index.js';
-import { authenticateAccessToken } from '../modules/accounts/tokens.js';
+import { accessUserCache, authenticateAccessToken } from '../modules/accounts/tokens.js';
 import { socketContext, startSession } from './caller.js';
 import { ConnectionCaps } from './socket-limits.js';
 import { systemClock, type Clock, type RealtimeDeps } from './clock.js';
@@ -58,10 +58,18 @@ export function createRealtimeServer(httpServer: http.Server, operations: readon
     httpServer.on('close', () => adapter.close());
   }
   const node = new RealtimeNode(io, deps, adapter !== null);
+  // The process's caller cache (REST and handshakes) is used only while this node hears every announcement of
+  // a change of access: at once without Redis (one node), while the subscriber is connected with it.
+  const callerAnnouncements = accessUserCache.openInvalidationChannel(adapter ? adapter.sub.status === 'ready' : true);
+  httpServer.on('close', () => callerAnnouncements.close());
   // Node messages sent while this node's subscriber was away are lost: drop every cached caller once it is back.
   let subscriberLost = false;
-  adapter?.sub.on('close', () => (subscriberLost = true));
+  adapter?.sub.on('close', () => {
+    subscriberLost = true;
+    callerAnnouncements.down();
+  });
   adapter?.sub.on('ready', () => {
+    callerAnnouncements.up();
     if (!subscriberLost) return;
     subscriberLost = false;
     platform.log.info('Redis is back: realtime callers are checked again');

@@ -124,9 +124,15 @@ describe('invalidation time and the one-second resolution of iat', () => {
     const user = await aUserFrom(caller);
     const issuedMs = claims(user.token).iat_ms as number;
     expect(typeof issuedMs).toBe('number');
-    await sql('UPDATE users SET tokens_valid_after = to_timestamp($2::double precision / 1000) WHERE id = $1', [user.id, issuedMs - 1]);
+    // Set by hand, then announced as the service announces every invalidation (sessions.ts endAllSessions), so
+    // that the nodes' caller caches read the new time.
+    const invalidateAt = async (ms: number) => {
+      await sql('UPDATE users SET tokens_valid_after = to_timestamp($2::double precision / 1000) WHERE id = $1', [user.id, ms]);
+      domainEvents.publish('user.access_changed', { userId: user.id });
+    };
+    await invalidateAt(issuedMs - 1);
     expect((await profile(caller, user.token)).status).toBe(200);
-    await sql('UPDATE users SET tokens_valid_after = to_timestamp($2::double precision / 1000) WHERE id = $1', [user.id, issuedMs]);
+    await invalidateAt(issuedMs);
     expect((await profile(caller, user.token)).status).toBe(401);
   });
 });

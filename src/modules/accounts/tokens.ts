@@ -3,6 +3,7 @@ import jwt from 'jsonwebtoken';
 import { platform } from '../../platform/index.js';
 import type { UserRow } from '../../models/index.js';
 import type { AuthUser } from '../../core/context.js';
+import { CallerCache } from './caller-cache.js';
 
 /**
  * JWT HS256 tokens (DESIGN.md section 8): claims sub (user id), type (access|refresh), jti, iat, exp;
@@ -78,7 +79,7 @@ export const ACCESS_USER_SQL = `SELECT u.id, u.username, u.email, u.is_staff, u.
   ($2::uuid IS NULL OR EXISTS (SELECT 1 FROM refresh_tokens r WHERE r.family_id = $2::uuid AND r.revoked_at IS NULL)) AS session_live
 FROM users u WHERE u.id = $1::uuid`;
 
-interface AccessUserRow {
+export interface AccessUserRow {
   id: string;
   username: string;
   email: string;
@@ -104,11 +105,13 @@ function issuedAtMs(claims: Partial<AccessClaims>): number | null {
  * handshake: one rule for both. A verified token always has an issue time; claims without one are a
  * caller's shorthand (a user id it already checked) and are judged by the user and the session alone, so
  * the socket transport must pass the claims it verified for the time check to apply to live sockets.
+ * The user is taken from accessUserCache when it holds it; `fresh` reads the database in any case (a socket
+ * keeps its own cache for CALLER_CACHE_TTL_MS: when that runs out, it asks the database, not another cache).
  */
-export async function userFromAccessClaims(claims: Partial<AccessClaims>): Promise<AuthUser | null> {
+export async function userFromAccessClaims(claims: Partial<AccessClaims>, options: { fresh?: boolean } = {}): Promise<AuthUser | null> {
   if (claims.type !== 'access' || typeof claims.sub !== 'string' || !UUID.test(claims.sub)) return null;
   const sid = typeof claims.sid === 'string' && UUID.test(claims.sid) ? claims.sid : null;
-  const row = await readAccessUser(claims.sub, sid);
+  const row = (options.fresh ? undefined : accessUserCache.get(claims.sub, sid)) ?? (await readAccessUser(claims.sub, sid));
   if (!row || !row.is_active || !row.session_live) return null;
   const issued = issuedAtMs(claims);
   if (row.tokens_valid_after && issued !== null && issued <= row.tokens_valid_after.getTime()) return null;
@@ -140,15 +143,27 @@ export const accessReads = { reads: 0, callers: 0 };
 let gathering: AccessRead[] | null = null;
 
 /**
- * The caller lookup behind every authenticated request and socket check: read from the database each time,
- * never cached, but shared. Callers that ask in the same turn of the event loop (requests read from the
- * sockets together) or while that read still waits for a pool connection join it, and one statement answers
- * them all. Each answer is still read after its caller asked, so a logout, reset or deactivation committed
- * before a request arrived is seen by it, as before. Under load (20 clients) about four callers share a round
- * trip; a lone caller waits for nobody (the read leaves at the end of the same turn).
+ * What the caller lookup read about each (user, session) lately, dropped on every node when the user's access
+ * changes (caller-cache.ts explains when it may be used). The realtime layer carries the announcements.
+ */
+export const accessUserCache = new CallerCache<AccessUserRow>();
+
+/**
+ * The caller lookup behind every authenticated request and socket check when the cache has no answer: shared.
+ * Callers that ask in the same turn of the event loop (requests read from the sockets together) or while that
+ * read still waits for a pool connection join it, and one statement answers them all. Each answer is read
+ * after its caller asked, so a logout, reset or deactivation committed before a request arrived is seen by it.
+ * Under load (20 clients) about four callers share a round trip; a lone caller waits for nobody (the read
+ * leaves at the end of the same turn). What it finds is kept in the cache unless a change was announced
+ * since the caller asked.
  */
 function readAccessUser(sub: string, sid: string | null): Promise<AccessUserRow | undefined> {
-  return new Promise((resolve, reject) => {
+  const generation = accessUserCache.generation;
+  return new Promise((resolveRead, reject) => {
+    const resolve = (row: AccessUserRow | undefined) => {
+      if (row) accessUserCache.fill(sub, sid, row, generation);
+      resolveRead(row);
+    };
     const read = { sub, sid, resolve, reject };
     if (gathering && gathering.length < ACCESS_BATCH_MAX) return void gathering.push(read);
     const batch = [read];
