@@ -2,10 +2,12 @@ import { startTestApp, type TestApp } from '../helpers/test-app.js';
 import { aPost } from '../builders/posts.js';
 import { aResident, moveTo, offset } from '../builders/locations.js';
 import { aCity, aFeedPage, aResidentAt } from '../builders/feeds.js';
+import { clearScopeCache, scopeUse } from '../../src/modules/feeds/scope-cache.js';
 
 /**
  * Paging a feed when where the reader lives changes between pages, and when places appear around it. A page
- * reads the reader's place and the places around it in the same statement as the posts (README, Feeds).
+ * reads the reader's place in the same statement as the posts, and the places around it too unless those kept
+ * for that place (a minute, per node) are given (README, Feeds).
  */
 let app: TestApp;
 beforeAll(async () => {
@@ -40,13 +42,20 @@ test('when a reader moves between page 1 and page 2, then page 2 is of the new p
   expect((await app.rest('GET', NEIGHBOURHOOD, { token: reader.token, query: { page: 3, page_size: 10 } })).status).toBe(404);
 }, 60_000);
 
-test('when a place is founded next to a reader, then the reader\'s next page 1 shows its posts at once', async () => {
+test('when a place is founded next to a reader, then its posts join the reader\'s page 1 once the places kept around the reader\'s home age out (a minute), and its founder sees its own at once', async () => {
   const city = aCity();
   const reader = await aResidentAt(app, city);
   expect((await aFeedPage(app, reader, NEIGHBOURHOOD)).items).toEqual([]);
   const neighbour = await aResidentAt(app, city, 1400, 0);
   expect(neighbour.locationId).not.toBe(reader.locationId);
   const post = await aPost(app, neighbour);
+  // The founder's page finds the places around its new home: it sees its own post and the reader's place.
+  expect(ids(await aFeedPage(app, neighbour, NEIGHBOURHOOD))).toEqual([post.id]);
+  // The reader's page 1 starts from the places kept for its home (SCOPE_TTL_MS); emptying them stands for the minute.
+  const kept = scopeUse.kept;
+  await aFeedPage(app, reader, NEIGHBOURHOOD);
+  expect(scopeUse.kept).toBe(kept + 1);
+  clearScopeCache();
   expect(ids(await aFeedPage(app, reader, NEIGHBOURHOOD))).toEqual([post.id]);
 }, 30_000);
 

@@ -6,6 +6,7 @@ import { serializePost, type PostBody } from '../posts/posts.serializer.js';
 import { LOCATION_REQUIRED_BODY } from '../posts/targets.js';
 import { feedPageRows, type PlaceSource } from './ranking.js';
 import { readSnapshot, saveSnapshot, type FeedSnapshot } from './snapshots.js';
+import { keepScope, knownScope, rememberedHome, rememberHome, scopeUse } from './scope-cache.js';
 import { findHome, findPlace, type PlaceHead } from './scope.queries.js';
 import { enhancementEndpoints } from './enhancements.service.js';
 
@@ -94,7 +95,7 @@ async function feedPage(
   }
   const ranked = await feedPageRows(
     {
-      source: snapshot ? { places: snapshot.places } : scope.source,
+      source: snapshot ? { places: snapshot.places } : withKeptPlaces(scope.source, ctx.user.id),
       everything: scope.everything,
       snapshotAt: new Date(at),
       after: from > 0 ? ends[String(from)] : null,
@@ -105,6 +106,14 @@ async function feedPage(
     },
     ctx.user.id,
   );
+  if (ranked.home) rememberHome(ctx.user.id, ranked.home.id);
+  if (!snapshot && 'around' in scope.source && ranked.home) {
+    if (ranked.home.id === ranked.keptHome) scopeUse.kept++;
+    else {
+      scopeUse.found++;
+      keepScope(scopeKey(scope.source.around, ranked.home.id), ranked.places);
+    }
+  }
   const shown = ranked.items;
   const answer = { has_more: ranked.more, home: ranked.home, place: ranked.place };
   if ((scope.placeId && !ranked.place) || (scope.homeRequired && !ranked.home)) return { ...answer, items: [], pastTheEnd: false };
@@ -124,6 +133,20 @@ async function feedPage(
   const posts = await completePosts(ranked.posts, ctx.user.id, currentDb(), ctx.baseUrl);
   const now = new Date();
   return { ...answer, items: posts.map((p) => serializePost(p, ctx, now)), pastTheEnd: false };
+}
+
+const scopeKey = (around: 'neighbourhood' | 'area', homeId: string) => `${around}:${homeId}`;
+
+/**
+ * A new snapshot of the places around the reader: with the places kept for where the reader lived at its last
+ * page, which the page's statement uses only if the reader still lives there (ranking.ts). A new neighbouring
+ * place therefore joins new snapshots within SCOPE_TTL_MS; a reader who moved gets its new place's at once.
+ */
+function withKeptPlaces(source: PlaceSource, userId: string): PlaceSource {
+  if (!('around' in source)) return source;
+  const homeId = rememberedHome(userId);
+  const places = homeId ? knownScope(scopeKey(source.around, homeId)) : undefined;
+  return homeId && places ? { around: source.around, kept: { homeId, places } } : source;
 }
 
 const locationInfo = (place: PlaceHead) => ({ name: place.name, location_id: place.id });

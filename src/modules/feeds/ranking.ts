@@ -21,7 +21,7 @@ import { areaPlacesSql, neighbourhoodPlacesSql, type PlaceHead, type ScopedPlace
  * range read of posts_rank_idx that skips the near places' posts.
  *
  * The same statement reads where the reader lives now, the places around it when the page starts a snapshot
- * (the GiST index on locations.center), and the shown posts with their author, place name and the reader's
+ * (the GiST index on locations.center, unless the places kept for that home are given), and the shown posts with their author, place name and the reader's
  * like and bookmark (posts.queries.ts postColumns): a page is one round trip, plus one per kind of
  * attachment present (media, polls, audio). On a server database it is a named prepared statement, so it is
  * planned once per connection and shape rather than on every page.
@@ -34,8 +34,12 @@ export interface RankKey {
   id: string;
 }
 
-/** The places a page reads: a snapshot's, or those around where the reader lives now. */
-export type PlaceSource = { places: ScopedPlace[] } | { around: 'neighbourhood' | 'area' };
+/**
+ * The places a page reads: a snapshot's, or those around where the reader lives now. `kept` are the places
+ * around the place the reader lived in at its last page (scope-cache.ts): the statement uses them only if the
+ * reader still lives there, and finds the places around its home itself otherwise.
+ */
+export type PlaceSource = { places: ScopedPlace[] } | { around: 'neighbourhood' | 'area'; kept?: { homeId: string; places: ScopedPlace[] } };
 
 export interface PageQuery {
   source: PlaceSource;
@@ -70,11 +74,14 @@ export interface FeedPageRows {
   /** The places ranked: the source's, or those found around the reader's home. */
   places: ScopedPlace[];
   place: PlaceHead | null;
+  /** The home the kept places were given for (null: none given); they were used if it is `home`'s id. */
+  keptHome: string | null;
 }
 
-type Shape = { source: 'places' | 'neighbourhood' | 'area'; everything: boolean; after: boolean; place: boolean };
+type Shape = { source: 'places' | 'neighbourhood' | 'area'; kept: boolean; everything: boolean; after: boolean; place: boolean };
 type Values = {
   viewer: string;
+  keptHome: string | null;
   ids: string[];
   penalties: number[];
   snapshot: string;
@@ -90,12 +97,18 @@ type Values = {
 /** The page statement of one shape; `v(name)` is the value of a parameter (a placeholder when the text is kept). */
 function pageStatement(shape: Shape, v: (name: keyof Values) => SQLWrapper): SQL {
   const below = (penalty: SQL): SQL => (shape.after ? sql`AND (p.rank_score, p.id) < (${v('afterRank')}::bigint + ${penalty}, ${v('afterId')}::uuid)` : sql``);
+  const given = sql`SELECT n.location_id, n.penalty FROM unnest(${v('ids')}::uuid[], ${v('penalties')}::bigint[]) AS n(location_id, penalty)`;
+  const around = shape.source === 'neighbourhood' ? neighbourhoodPlacesSql(sql`home`) : areaPlacesSql(sql`home`);
+  // Kept places stand for the home they were found around: used only if the reader still lives there. Each
+  // branch's condition reads no row of it, so PostgreSQL evaluates it once and skips the other branch whole.
   const places =
     shape.source === 'places'
-      ? sql`SELECT n.location_id, n.penalty FROM unnest(${v('ids')}::uuid[], ${v('penalties')}::bigint[]) AS n(location_id, penalty)`
-      : shape.source === 'neighbourhood'
-        ? neighbourhoodPlacesSql(sql`home`)
-        : areaPlacesSql(sql`home`);
+      ? given
+      : shape.kept
+        ? sql`${given} WHERE (SELECT id FROM home) = ${v('keptHome')}::uuid
+              UNION ALL
+              SELECT a.location_id, a.penalty FROM (${around}) a WHERE (SELECT id FROM home) IS DISTINCT FROM ${v('keptHome')}::uuid`
+        : around;
   const far = sql.raw(String(FAR_PENALTY));
   const parts: SQL[] = [
     sql`
@@ -152,15 +165,18 @@ type PageRow = Partial<PostSqlRow> & {
 };
 
 export async function feedPageRows(q: PageQuery, viewerId: string): Promise<FeedPageRows> {
-  const given = 'places' in q.source ? q.source.places : null;
+  const kept = 'around' in q.source ? q.source.kept : undefined;
+  const given = 'places' in q.source ? q.source.places : (kept?.places ?? null);
   const shape: Shape = {
-    source: given ? 'places' : (q.source as { around: 'neighbourhood' | 'area' }).around,
+    source: 'places' in q.source ? 'places' : q.source.around,
+    kept: kept !== undefined,
     everything: q.everything,
     after: q.after !== null,
     place: q.placeId !== undefined,
   };
   const values: Values = {
     viewer: viewerId,
+    keptHome: kept?.homeId ?? null,
     ids: given ? given.map((p) => p.locationId) : [],
     penalties: given ? given.map((p) => p.penalty) : [],
     snapshot: q.snapshotAt.toISOString(),
@@ -182,6 +198,7 @@ export async function feedPageRows(q: PageQuery, viewerId: string): Promise<Feed
     home: head.home,
     places: (head.ids ?? []).map((locationId, i) => ({ locationId, penalty: Number(penalties[i]) })),
     place: head.place ?? null,
+    keptHome: values.keptHome,
   };
 }
 
@@ -196,7 +213,7 @@ const prepared = new Map<string, { name: string; text: string; params: unknown[]
 async function execute<T extends Record<string, unknown>>(shape: Shape, values: Values): Promise<T[]> {
   const db = currentDb();
   if (!platform.database.namedStatements || db !== platform.db) return (await db.execute<T>(pageStatement(shape, (k) => sql.param(values[k])))).rows as T[];
-  const key = `${shape.source}:${shape.everything}:${shape.after}:${shape.place}`;
+  const key = `${shape.source}:${shape.kept}:${shape.everything}:${shape.after}:${shape.place}`;
   let statement = prepared.get(key);
   if (!statement) {
     const { sql: text, params } = dialect.sqlToQuery(pageStatement(shape, (k) => sql.placeholder(k)));
