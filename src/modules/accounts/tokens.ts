@@ -210,7 +210,10 @@ function sendAccessRead(batch: AccessRead[]): void {
   });
 }
 
-/** Verify an access token and load its user (socket handshake and auth:renew). */
+/**
+ * Verify an access token and load its user (socket handshake and auth:renew). Read fresh: the socket keeps
+ * what it reads for CALLER_CACHE_TTL_MS (realtime/caller.ts), counted from this read.
+ */
 export async function authenticateAccessToken(token: string): Promise<{ user: AuthUser; expiresAt: number; claims: AccessClaims } | null> {
   let claims: AccessClaims;
   try {
@@ -218,6 +221,6 @@ export async function authenticateAccessToken(token: string): Promise<{ user: Au
   } catch {
     return null;
   }
-  const user = await userFromAccessClaims(claims);
+  const user = await userFromAccessClaims(claims, { fresh: true });
   return user ? { user, expiresAt: claims.exp * 1000, claims } : null;
 }
