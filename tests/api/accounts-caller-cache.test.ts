@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import crypto from 'node:crypto';
 import { aUser } from '../builders/users.js';
 import { sql } from '../helpers/sql.js';
@@ -114,8 +115,8 @@ describeWithRedis('two nodes and Redis', () => {
     expect(await eventually(async () => (await analytics(b, moderator.token)).status === 200, 2000)).toBe(true);
   });
 
-  test('when Redis is away, then no node answers from its cache: a change it cannot hear of is seen at once', async () => {
-    const { b } = cluster;
+  test('when Redis is away, then no node answers from its cache: a change it cannot hear of is seen at once; when it is back, announcements carry again both ways', async () => {
+    const { a, b } = cluster;
     const dave = await aUser(b);
     expect((await profile(b, dave.token)).status).toBe(200);
     await proxy.cut();
@@ -127,6 +128,22 @@ describeWithRedis('two nodes and Redis', () => {
       expect((await profile(b, dave.token)).status).toBe(200);
     } finally {
       await proxy.restore();
+    }
+    // Every connection is back (a node stopped while one still reconnects would leave it retrying against the
+    // closed proxy), and a logout through either node reaches the other's cache.
+    const healthy = async (node: TestApp) => isDeepStrictEqual((await node.rest('GET', '/health')).body, { status: 'ok', database: 'ok', redis: 'ok' });
+    expect(await eventually(async () => (await healthy(a)) && (await healthy(b)), 15000)).toBe(true);
+    for (const [through, cached] of [[a, b], [b, a]] as const) {
+      const erin = await aUser(through);
+      expect(
+        await eventually(async () => {
+          expect((await profile(cached, erin.token)).status).toBe(200);
+          const session = (await through.rest('POST', '/api/auth/login/', { body: { username: erin.username, password: erin.password } })).body;
+          expect((await profile(cached, session.access_token)).status).toBe(200);
+          await through.rest('POST', '/api/auth/logout/', { body: { refresh: session.refresh_token } });
+          return eventually(async () => (await profile(cached, session.access_token)).status === 401, 1000);
+        }, 8000), // at most 8 logins: the account's login budget is 10 per 5 minutes
+      ).toBe(true);
     }
   });
 });
