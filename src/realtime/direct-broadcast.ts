@@ -49,9 +49,10 @@ import type { Socket as NetSocket } from 'node:net';
  * A `volatile` broadcast is dropped by the library only when `writable` is false, where we never write.
  * With per-message deflate (off in this service: engine.io's default) the library also sends pre-encoded
  * frames uncompressed; the `_state` check keeps a frame from passing one being deflated.
- * Not kept: the engine.io events 'packetCreate', 'flush' and 'drain' for these packets; nothing in this
- * service or in socket.io listens to them (the connection's `close()` waits for 'drain' only with a non-empty
- * `writeBuffer`, where we do not write).
+ * Events: engine.io emits 'packetCreate' and 'flush' (on the connection; 'flush' also on its server) for each
+ * packet it sends, and 'drain'. Nothing in this service or in socket.io listens to them, but a connection or
+ * server with a 'packetCreate' or 'flush' listener (a tool observing packets) takes the library's path. 'drain'
+ * is not kept: the connection's `close()` waits for it only with a non-empty `writeBuffer`, where we do not write.
  *
  * When it can go. When Socket.IO's own broadcast write costs about the same per socket (an engine.io fast path
  * for pre-encoded frames, or a benchmark showing the difference gone), or on upgrading socket.io, engine.io or
@@ -80,6 +81,8 @@ interface EngineConnection {
   readyState: string;
   writeBuffer: unknown[];
   transport: EngineTransport;
+  server: { listenerCount(event: string): number };
+  listenerCount(event: string): number;
 }
 interface PacketOptions {
   /** Set by socket.io-adapter's `_encode` on a broadcast that encodes to one string: ws `Sender.frame()`'s [header, payload]. */
@@ -135,6 +138,7 @@ export function broadcastWriteCounts(io: Server): BroadcastWriteCounts | undefin
 /** The connection's `net.Socket` when a frame written to it now comes after everything sent before (see above). */
 function directTarget(conn: EngineConnection): NetSocket | null {
   if (conn.readyState !== 'open' || conn.writeBuffer.length !== 0) return null;
+  if (conn.listenerCount('packetCreate') !== 0 || conn.listenerCount('flush') !== 0 || conn.server.listenerCount('flush') !== 0) return null;
   const transport = conn.transport;
   if (transport.name !== 'websocket' || transport.writable !== true) return null;
   const ws = transport.socket;

@@ -91,6 +91,27 @@ describe('direct broadcast writes on one node', () => {
     for (const c of clients) c.close();
   });
 
+  test("when a connection has a 'packetCreate' listener, then its broadcasts take the library's path, which emits it", async () => {
+    const room = `test:${crypto.randomUUID()}`;
+    const [observed, plain] = await Promise.all([connect(), connect()]);
+    for (const c of [observed, plain]) await serverSocket(io, c).join(room);
+    for (const c of [observed, plain]) await roundTrip(c);
+    const created: unknown[] = [];
+    serverSocket(io, observed).conn.on('packetCreate', (packet: unknown) => created.push(packet));
+    const got = [observed, plain].map(collect);
+    const before = { ...broadcastWriteCounts(io)! };
+
+    io.to(room).emit('test:seq', 1);
+
+    const counts = { ...broadcastWriteCounts(io)! };
+    const createdByBroadcast = [...created];
+    for (const c of [observed, plain]) await roundTrip(c);
+    expect(got).toEqual([[1], [1]]);
+    expect(createdByBroadcast).toEqual([expect.objectContaining({ type: 'message' })]);
+    expect(counts).toEqual({ direct: before.direct + 1, library: before.library + 1 });
+    for (const c of [observed, plain]) c.close();
+  });
+
   test('when acks, direct emits and broadcasts to a socket are interleaved rapidly, then it receives them in exactly the order they were sent', async () => {
     const room = `test:${crypto.randomUUID()}`;
     const clients = await Promise.all([connect(), connect()]);
