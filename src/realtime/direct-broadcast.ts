@@ -45,10 +45,12 @@ import type { Socket as NetSocket } from 'node:net';
  * So everything earlier for that socket already sits in its `net.Socket`, whose writes keep their order
  * whatever the kernel buffer's state (Node queues them in the stream). Any later packet that takes the
  * library's path finds `writable` still true and is written after ours. In every other case (polling, a send
- * in flight, a frame held, closing, per-message deflate busy) the library's own `writeToEngine` runs.
+ * in flight, a frame held, closing, per-message deflate) the library's own `writeToEngine` runs.
  * A `volatile` broadcast is dropped by the library only when `writable` is false, where we never write.
- * With per-message deflate (off in this service: engine.io's default) the library also sends pre-encoded
- * frames uncompressed; the `_state` check keeps a frame from passing one being deflated.
+ * With per-message deflate (off in this service: engine.io's default) the server sets the transport's
+ * `perMessageDeflate` (engine.io server.js, on every new websocket transport) and the library compresses each
+ * socket's copy instead of sending the pre-encoded frame (`_canSendPreEncodedFrame`); so does this file: such a
+ * transport takes the library's path.
  * Events: engine.io emits 'packetCreate' and 'flush' (on the connection; 'flush' also on its server) for each
  * packet it sends, and 'drain'. Nothing in this service or in socket.io listens to them, but a connection or
  * server with a 'packetCreate' or 'flush' listener (a tool observing packets) takes the library's path. 'drain'
@@ -70,6 +72,7 @@ export interface BroadcastWriteCounts {
 interface EngineTransport {
   name: string;
   writable: boolean;
+  perMessageDeflate?: unknown;
   socket?: WsSocket;
 }
 interface WsSocket {
@@ -140,7 +143,7 @@ function directTarget(conn: EngineConnection): NetSocket | null {
   if (conn.readyState !== 'open' || conn.writeBuffer.length !== 0) return null;
   if (conn.listenerCount('packetCreate') !== 0 || conn.listenerCount('flush') !== 0 || conn.server.listenerCount('flush') !== 0) return null;
   const transport = conn.transport;
-  if (transport.name !== 'websocket' || transport.writable !== true) return null;
+  if (transport.name !== 'websocket' || transport.writable !== true || transport.perMessageDeflate) return null;
   const ws = transport.socket;
   if (!ws || ws.readyState !== WS_OPEN) return null;
   const sender = ws._sender;
