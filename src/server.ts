@@ -6,6 +6,7 @@ import { platform, startPlatform, stopPlatform } from './platform/index.js';
 import { createHttpApp } from './http/app.js';
 import { drainableServer, type DrainableServer } from './http/drain.js';
 import { createRealtimeServer, type RealtimeOptions } from './realtime/server.js';
+import { broadcastWriteCounts } from './realtime/direct-broadcast.js';
 import { operations } from './registry.js';
 import type { OperationRunner } from './core/run-operation.js';
 import type { Operation } from './core/operation.js';
@@ -54,7 +55,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
     };
     web = drainableServer(createHttpApp(served, runner));
     io = createRealtimeServer(web.server, served, runner, opts.realtime);
-    platform.metrics.watchRealtime(io);
+    platform.metrics.watchRealtime(io, broadcastWriteCounts(io));
     await new Promise<void>((resolve, reject) => {
       web.server.once('error', reject);
       web.server.listen(config.PORT, config.HOST, () => resolve());

@@ -86,8 +86,25 @@ export class Metrics {
     });
   }
 
-  /** Sockets and rooms of this node, read at scrape time (other nodes report their own). */
-  watchRealtime(io: SocketServer): void {
+  /**
+   * Sockets and rooms of this node, read at scrape time (other nodes report their own), and how its broadcasts
+   * were written to each socket (realtime/direct-broadcast.ts), counted there in plain numbers: a label lookup
+   * per socket write would cost more than the write it counts.
+   */
+  watchRealtime(io: SocketServer, broadcastWrites?: { direct: number; library: number }): void {
+    if (broadcastWrites) {
+      new Counter({
+        name: 'hyperlocal_realtime_broadcast_writes_total',
+        help: 'Broadcast frames written to a socket on this node: direct (straight to its connection) or library (through Engine.IO: polling, or a write in flight)',
+        labelNames: ['path'] as const,
+        registers: [this.registry],
+        collect() {
+          this.reset();
+          this.inc({ path: 'direct' }, broadcastWrites.direct);
+          this.inc({ path: 'library' }, broadcastWrites.library);
+        },
+      });
+    }
     new Gauge({
       name: 'hyperlocal_sockets_connected',
       help: 'Socket.IO connections open on this node',

@@ -1,6 +1,7 @@
 import type http from 'node:http';
 import { Server, type Socket } from 'socket.io';
 import { clusterAdapter } from './adapter.js';
+import { directBroadcastWrites } from './direct-broadcast.js';
 import type { Operation } from '../core/operation.js';
 import type { OperationRunner } from '../core/run-operation.js';
 import { domainEvents } from '../core/events.js';
@@ -50,6 +51,8 @@ export function createRealtimeServer(httpServer: http.Server, operations: readon
     // A larger message closes the connection (Engine.IO's rule); the largest operation input is far below.
     maxHttpBufferSize: config.SOCKET_MAX_PAYLOAD_BYTES,
   });
+  // A broadcast's frame goes straight to each connection that can take it (direct-broadcast.ts: why, and when it can go).
+  directBroadcastWrites(io);
 
   // Events emitted on one node reach sockets connected to every node.
   const adapter = platform.redis ? clusterAdapter(platform.redis, config.REDIS_ADAPTER, options.adapterKey) : null;
