@@ -1,5 +1,13 @@
 import { z } from 'zod';
 import type { UploadedFile } from './context.js';
+import { ImageRejected, processImage, type ProcessedImage } from './media/image-pipeline.js';
+import { stripAudioTags, type ProcessedAudio } from './media/audio-tags.js';
+import { imageWork } from './media/work-gate.js';
+
+export type { ProcessedImage } from './media/image-pipeline.js';
+export type { ProcessedAudio } from './media/audio-tags.js';
+/** What an operation hands to storage: an upload that has been checked and rewritten. */
+export type ProcessedUpload = ProcessedImage | ProcessedAudio;
 
 /**
  * Upload checks by content, not by the name or type the client claims (DESIGN.md section 8):
@@ -33,20 +41,35 @@ export function detectAudioType(buf: Buffer): 'audio/mpeg' | 'audio/mp4' | 'audi
 const isUploadedFile = (v: unknown): v is UploadedFile =>
   Boolean(v) && typeof v === 'object' && Buffer.isBuffer((v as UploadedFile).buffer) && typeof (v as UploadedFile).originalname === 'string';
 
-/** A validated image upload; its `mimetype` is replaced by the type found in its bytes. */
+const NOT_AN_IMAGE = 'Upload a valid image. The file you uploaded was either not an image or a corrupted image.';
+
+/**
+ * A validated image upload, decoded and written anew (core/media/image-pipeline.ts): what the operation receives is
+ * the re-encoded image with its variants, never the client's bytes, so no path can store those by mistake. The
+ * client's file name and claimed type are dropped here.
+ */
 export const zImageFile = () =>
   z
     .custom<UploadedFile>(isUploadedFile, 'The submitted data was not a file.')
     .refine((f) => f.buffer.length <= IMAGE_MAX_BYTES, 'The image is larger than 10 MB.')
-    .refine((f) => detectImageType(f.buffer) !== null, 'Upload a valid image. The file you uploaded was either not an image or a corrupted image.')
-    .transform((f) => ({ ...f, mimetype: detectImageType(f.buffer)! }));
+    .refine((f) => detectImageType(f.buffer) !== null, NOT_AN_IMAGE)
+    .transform(async (f, ctx): Promise<ProcessedImage> => {
+      try {
+        return await imageWork.run(() => processImage(f.buffer, detectImageType(f.buffer)!));
+      } catch (err) {
+        if (!(err instanceof ImageRejected)) throw err;
+        ctx.addIssue({ code: 'custom', message: err.message });
+        return z.NEVER;
+      }
+    });
 
+/** A validated audio upload, its type from its bytes and its identifying tags removed (core/media/audio-tags.ts). */
 export const zAudioFile = () =>
   z
     .custom<UploadedFile>(isUploadedFile, 'The submitted data was not a file.')
     .refine((f) => f.buffer.length <= AUDIO_MAX_BYTES, 'The audio file is larger than 25 MB.')
     .refine((f) => detectAudioType(f.buffer) !== null, 'Upload a valid audio file (MP3, M4A/AAC, OGG, WAV or WebM).')
-    .transform((f) => ({ ...f, mimetype: detectAudioType(f.buffer)! }));
+    .transform((f): ProcessedAudio => stripAudioTags(f.buffer, detectAudioType(f.buffer)!));
 
 export const imageField = (name: string, maxCount = 1) => ({ name, maxCount, maxBytes: IMAGE_MAX_BYTES });
 export const audioField = (name: string) => ({ name, maxCount: 1, maxBytes: AUDIO_MAX_BYTES });

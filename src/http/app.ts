@@ -16,6 +16,7 @@ import { requestLogger } from './request-log.js';
 import { metricsRoute } from './metrics-route.js';
 import { health } from './health.js';
 import { displayRouter } from './display/display.route.js';
+import { mediaFiles } from './media-files.js';
 
 /** The Express application: middleware, health, docs, media, and every operation as a route. */
 export function createHttpApp(operations: readonly Operation[], runner: OperationRunner): express.Express {
@@ -44,7 +45,7 @@ export function createHttpApp(operations: readonly Operation[], runner: Operatio
   app.use('/api/docs/assets', express.static(swaggerDir, { index: false }));
 
   if (platform.storage.kind === 'disk') {
-    app.use('/media', express.static(path.join(config.dataDir, 'media'), { index: false, fallthrough: true, dotfiles: 'deny' }));
+    app.use('/media', mediaFiles(path.join(config.dataDir, 'media')));
   }
 
   app.use(displayRouter());

@@ -2,6 +2,7 @@ import jwt from 'jsonwebtoken';
 import { startTestApp, unique, type TestApp } from '../helpers/test-app.js';
 import { aUserFrom, callerFrom, normalised, refreshCookieHeader } from '../helpers/caller.js';
 import { sql } from '../helpers/sql.js';
+import { imageShape } from '../helpers/images.js';
 
 /** Contract: Accounts (register), Authentication 1, 2, 6; DESIGN.md section 8 (token claims). */
 let app: TestApp;
@@ -89,7 +90,7 @@ describe('POST /api/auth/register/', () => {
     expect(Math.abs(expires - (Date.now() + 30 * 24 * 3600 * 1000))).toBeLessThan(60_000);
   });
 
-  test('when registering with multipart and a PNG profile_picture, then the picture is an absolute URL serving the same bytes', async () => {
+  test('when registering with multipart and a PNG profile_picture, then the picture is an absolute URL serving that image, written anew', async () => {
     const input = registration();
     const res = await app
       .http()
@@ -104,10 +105,10 @@ describe('POST /api/auth/register/', () => {
     expect(res.status).toBe(201);
     expect(res.body.user).toMatchObject({ username: input.username, bio: 'multipart bio' });
     const url: string = res.body.user.profile_picture;
-    expect(url).toMatch(/^https?:\/\/[^/]+\/.*profile_pictures\/.+\.png$/);
+    expect(url).toMatch(/^https?:\/\/[^/]+\/.*profile_pictures\/[0-9a-f]{32}\.1x1\.[\w-]+\.png$/);
     const fetched = await fetch(url);
     expect(fetched.status).toBe(200);
-    expect(Buffer.from(await fetched.arrayBuffer()).equals(PNG)).toBe(true);
+    expect(await imageShape(Buffer.from(await fetched.arrayBuffer()))).toEqual(await imageShape(PNG));
     expect(refreshCookieHeader(res.headers)).toContain(`refresh_token=${res.body.refresh_token};`);
   });
 

@@ -114,10 +114,14 @@ describe('POST /api/feed/posts/', () => {
       .attach('media', PNG_1X1, 'a.png')
       .attach('media', JPEG_1X1, 'b.jpg');
     expect(res.status).toBe(201);
+    const sizes = { width: 1, height: 1, placeholder: expect.stringMatching(/^[\w-]+$/), thumbnail: expect.stringMatching(/\.320\.webp$/), display: expect.stringMatching(/\.1280\.webp$/) };
     expect(res.body.media).toEqual([
-      { id: expect.any(String), file: expect.stringMatching(/^http:\/\/.+\/media\/posts\/media\/.+\.png$/), media_type: 'image', order: 0 },
-      { id: expect.any(String), file: expect.stringMatching(/\.jpg$/), media_type: 'image', order: 1 },
+      { id: expect.any(String), file: expect.stringMatching(/^http:\/\/.+\/media\/posts\/media\/.+\.png$/), media_type: 'image', order: 0, ...sizes },
+      { id: expect.any(String), file: expect.stringMatching(/\.jpg$/), media_type: 'image', order: 1, ...sizes },
     ]);
+    // The variants sit beside the file, under its name.
+    expect(res.body.media[0].thumbnail).toBe(res.body.media[0].file.replace(/\.png$/, '.320.webp'));
+    expect(res.body.media[1].display).toBe(res.body.media[1].file.replace(/\.jpg$/, '.1280.webp'));
     const file = await app.http().get(new URL(res.body.media[0].file).pathname);
     expect(file.status).toBe(200);
   });

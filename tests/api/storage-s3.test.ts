@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import S3rver from 's3rver';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 import { aUser } from '../builders/users.js';
-import { JPEG_1X1, PNG_1X1 } from '../helpers/images.js';
+import { JPEG_1X1, PNG_1X1, imageShape } from '../helpers/images.js';
 
 /**
  * Uploads on S3: a local S3-compatible server (s3rver, standing in for the outside world) and the app
@@ -36,22 +36,26 @@ afterAll(async () => {
   await fs.rm(s3Dir, { recursive: true, force: true });
 });
 
-async function fetchBytes(url: string): Promise<{ status: number; bytes: Buffer }> {
+async function fetchBytes(url: string): Promise<{ status: number; type: string | null; cacheControl: string | null; bytes: Buffer }> {
   const res = await fetch(url);
-  return { status: res.status, bytes: Buffer.from(await res.arrayBuffer()) };
+  return { status: res.status, type: res.headers.get('content-type'), cacheControl: res.headers.get('cache-control'), bytes: Buffer.from(await res.arrayBuffer()) };
 }
 
 describe('profile pictures stored on S3', () => {
-  test('when a profile picture is uploaded, then its URL points into the bucket on the S3 endpoint and serves exactly the uploaded bytes', async () => {
+  test('when a profile picture is uploaded, then its URL points into the bucket on the S3 endpoint and serves the image, written anew, with its type and caching set on the object and its variants beside it', async () => {
     const alice = await aUser(app);
     const res = await app.http().patch('/api/users/profile/').set('Authorization', `Bearer ${alice.token}`).attach('profile_picture', PNG_1X1, 'me.png');
     expect(res.status).toBe(200);
-    expect(res.body.profile_picture).toMatch(new RegExp(`^${endpoint}/${BUCKET}/profile_pictures/[0-9a-f-]+\\.png$`));
+    expect(res.body.profile_picture).toMatch(new RegExp(`^${endpoint}/${BUCKET}/profile_pictures/[0-9a-f]{32}\\.1x1\\.[\\w-]+\\.png$`));
     const stored = await fetchBytes(res.body.profile_picture);
     expect(stored.status).toBe(200);
-    // Byte for byte: no aws-chunked framing around the body.
-    expect(stored.bytes.length).toBe(PNG_1X1.length);
-    expect(stored.bytes.equals(PNG_1X1)).toBe(true);
+    // A whole image: no aws-chunked framing around the body.
+    expect(await imageShape(stored.bytes)).toEqual(await imageShape(PNG_1X1));
+    expect(stored.type).toBe('image/png');
+    expect(stored.cacheControl).toBe('public, max-age=31536000, immutable');
+    const thumbnail = await fetchBytes(res.body.profile_picture.replace(/\.png$/, '.320.webp'));
+    expect(thumbnail).toMatchObject({ status: 200, type: 'image/webp' });
+    expect(await imageShape(thumbnail.bytes)).toEqual({ format: 'webp', width: 1, height: 1 });
     // Not served by the app itself.
     expect((await app.rest('GET', `/media/${new URL(res.body.profile_picture).pathname.split(`/${BUCKET}/`)[1]}`)).status).toBe(404);
   });
@@ -62,8 +66,9 @@ describe('profile pictures stored on S3', () => {
     const second = await app.http().put('/api/users/profile/update/').set('Authorization', `Bearer ${alice.token}`).attach('banner', JPEG_1X1, 'b.jpg').attach('profile_picture', JPEG_1X1, 'c.jpg');
     expect(second.status).toBe(200);
     expect(second.body.banner).toMatch(new RegExp(`^${endpoint}/${BUCKET}/users/banners/`));
-    expect((await fetchBytes(second.body.profile_picture)).bytes.equals(JPEG_1X1)).toBe(true);
-    expect((await fetchBytes(second.body.banner)).bytes.equals(JPEG_1X1)).toBe(true);
+    expect(await imageShape((await fetchBytes(second.body.profile_picture)).bytes)).toEqual(await imageShape(JPEG_1X1));
+    expect(await imageShape((await fetchBytes(second.body.banner)).bytes)).toEqual(await imageShape(JPEG_1X1));
     expect((await fetchBytes(first.body.profile_picture)).status).toBe(404);
+    for (const size of [320, 1280]) expect((await fetchBytes(first.body.profile_picture.replace(/\.png$/, `.${size}.webp`))).status).toBe(404);
   });
 });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import sharp from 'sharp';
 import { detectAudioType, detectImageType, zImageFile } from '../../src/core/uploads.js';
 import { zodToFieldErrors } from '../../src/core/validation.js';
 
@@ -47,35 +48,44 @@ describe('zImageFile', () => {
   const file = (buffer: Buffer, mimetype = 'application/octet-stream') => ({ fieldname: 'profile_picture', originalname: 'x.bin', mimetype, size: buffer.length, buffer });
   const schema = z.object({ profile_picture: zImageFile() });
 
-  test('when an image arrives with a wrong claimed type, then the type found in its bytes replaces it', () => {
-    const parsed = schema.parse({ profile_picture: file(bytes('GIF89a'), 'text/plain') });
-    expect(parsed.profile_picture.mimetype).toBe('image/gif');
+  test('when an image arrives with a wrong claimed type and name, then it is decoded and stored as the type found in its bytes', async () => {
+    const gif = await sharp({ create: { width: 4, height: 3, channels: 3, background: '#00ff00' } }).gif().toBuffer();
+    const parsed = await schema.parseAsync({ profile_picture: { ...file(gif, 'text/html'), originalname: 'x.html' } });
+    expect(parsed.profile_picture).toMatchObject({ kind: 'image', type: 'image/gif', width: 4, height: 3 });
+    expect((await sharp(parsed.profile_picture.body).metadata()).format).toBe('gif');
   });
 
-  test('when a file is not an image, then a field error names the field', () => {
-    const result = schema.safeParse({ profile_picture: file(bytes('%PDF-1.7'), 'image/png') });
+  test('when the bytes only start like an image, then the decoder refuses them with the field error', async () => {
+    const result = await schema.safeParseAsync({ profile_picture: file(bytes('GIF89a<script>alert(1)</script>')) });
+    expect(zodToFieldErrors(result.error!)).toEqual({
+      profile_picture: ['Upload a valid image. The file you uploaded was either not an image or a corrupted image.'],
+    });
+  });
+
+  test('when a file is not an image, then a field error names the field', async () => {
+    const result = await schema.safeParseAsync({ profile_picture: file(bytes('%PDF-1.7'), 'image/png') });
     expect(result.success).toBe(false);
     expect(zodToFieldErrors(result.error!)).toEqual({
       profile_picture: ['Upload a valid image. The file you uploaded was either not an image or a corrupted image.'],
     });
   });
 
-  test('when an object with bytes but no file name arrives (a socket client building its own "file"), then "The submitted data was not a file."', () => {
+  test('when an object with bytes but no file name arrives (a socket client building its own "file"), then "The submitted data was not a file."', async () => {
     const png = bytes('\x89PNG\r\n\x1a\n');
     for (const fake of [{ buffer: png, size: 10 }, { buffer: png, originalname: 5, size: 10 }]) {
-      const result = schema.safeParse({ profile_picture: fake });
+      const result = await schema.safeParseAsync({ profile_picture: fake });
       expect(zodToFieldErrors(result.error!)).toEqual({ profile_picture: ['The submitted data was not a file.'] });
     }
   });
 
-  test('when a file claims a small size, then its real size is what is checked', () => {
+  test('when a file claims a small size, then its real size is what is checked', async () => {
     const big = Buffer.concat([bytes('GIF89a'), Buffer.alloc(10 * 1024 * 1024)]);
-    const result = schema.safeParse({ profile_picture: { ...file(big), size: 1 } });
+    const result = await schema.safeParseAsync({ profile_picture: { ...file(big), size: 1 } });
     expect(zodToFieldErrors(result.error!)).toEqual({ profile_picture: ['The image is larger than 10 MB.'] });
   });
 
-  test('when a text value is sent instead of a file, then "The submitted data was not a file."', () => {
-    const result = schema.safeParse({ profile_picture: 'https://example.test/me.png' });
+  test('when a text value is sent instead of a file, then "The submitted data was not a file."', async () => {
+    const result = await schema.safeParseAsync({ profile_picture: 'https://example.test/me.png' });
     expect(zodToFieldErrors(result.error!)).toEqual({ profile_picture: ['The submitted data was not a file.'] });
   });
 });

@@ -4,7 +4,8 @@ import { platform } from '../../platform/index.js';
 import { transaction } from '../../platform/db.js';
 import { locations, refreshTokens, users } from '../../models/index.js';
 import { AppError, fieldError } from '../../core/errors.js';
-import type { RequestContext, UploadedFile } from '../../core/context.js';
+import type { RequestContext } from '../../core/context.js';
+import type { ProcessedImage } from '../../core/uploads.js';
 import type { OperationResult } from '../../core/operation.js';
 import { findUserById, findUserByEmail, findUserByUsername } from '../users/users.queries.js';
 import { serializeOwnUser } from '../users/users.serializer.js';
@@ -20,7 +21,7 @@ export interface RegisterInput {
   display_name: string;
   password: string;
   bio?: string;
-  profile_picture?: UploadedFile;
+  profile_picture?: ProcessedImage;
   location?: string;
   referrer_code?: string;
   ref_source?: string;
@@ -50,7 +51,7 @@ export async function register(input: RegisterInput, ctx: RequestContext, opts: 
     : undefined;
   const passwordHash = await hashPassword(input.password);
   const picture = input.profile_picture
-    ? await platform.storage.put('profile_pictures', input.profile_picture.originalname, input.profile_picture.buffer, input.profile_picture.mimetype)
+    ? await platform.storage.put('profile_pictures', input.profile_picture)
     : null;
 
   let userId: string;

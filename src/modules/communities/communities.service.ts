@@ -1,5 +1,6 @@
 import { and, eq, sql } from 'drizzle-orm';
-import type { AuthedContext, RequestContext, UploadedFile } from '../../core/context.js';
+import type { AuthedContext, RequestContext } from '../../core/context.js';
+import type { ProcessedImage } from '../../core/uploads.js';
 import { AppError, forbidden, notFound } from '../../core/errors.js';
 import { pageParams, paginated } from '../../core/pagination.js';
 import { communities, communityMembers, locations } from '../../models/index.js';
@@ -33,8 +34,8 @@ export interface CommunityInput {
   description?: string;
   category?: string;
   location?: string | null;
-  avatar?: UploadedFile;
-  banner?: UploadedFile;
+  avatar?: ProcessedImage;
+  banner?: ProcessedImage;
 }
 
 /** Every field error at once (names, category, location), before any file is stored or row written. */
@@ -49,8 +50,8 @@ async function checkReferences(input: CommunityInput, exceptId?: string): Promis
 /** Stores the uploaded images; on failure of what follows, `discard` removes them again. */
 async function storeImages(input: CommunityInput) {
   const stored: string[] = [];
-  const put = async (folder: string, f: UploadedFile) => {
-    const key = await platform.storage.put(folder, f.originalname, f.buffer, f.mimetype);
+  const put = async (folder: string, f: ProcessedImage) => {
+    const key = await platform.storage.put(folder, f);
     stored.push(key);
     return key;
   };

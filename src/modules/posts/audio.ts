@@ -1,6 +1,6 @@
 import { parseBuffer } from 'music-metadata';
 import { fieldError } from '../../core/errors.js';
-import type { UploadedFile } from '../../core/context.js';
+import type { ProcessedAudio } from '../../core/uploads.js';
 
 /**
  * The duration of an audio post, read from the file itself with music-metadata (a maintained parser of MP3,
@@ -8,10 +8,10 @@ import type { UploadedFile } from '../../core/context.js';
  * upload has passed already; a file whose container the parser cannot read, or which carries no duration,
  * is refused as not being audio. Transcription and waveform are not cheaply available: both stay null.
  */
-export async function readAudioDurationSeconds(file: UploadedFile): Promise<number> {
+export async function readAudioDurationSeconds(file: ProcessedAudio): Promise<number> {
   let seconds: number | undefined;
   try {
-    const metadata = await parseBuffer(file.buffer, { mimeType: file.mimetype, size: file.buffer.length }, { duration: true, skipCovers: true });
+    const metadata = await parseBuffer(file.body, { mimeType: file.type, size: file.body.length }, { duration: true, skipCovers: true });
     seconds = metadata.format.duration;
   } catch {
     seconds = undefined;

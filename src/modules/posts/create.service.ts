@@ -1,4 +1,5 @@
-import type { AuthedContext, UploadedFile } from '../../core/context.js';
+import type { AuthedContext } from '../../core/context.js';
+import type { ProcessedAudio, ProcessedImage, ProcessedUpload } from '../../core/uploads.js';
 import type { PendingEvents } from '../../core/events.js';
 import { serverBaseUrl } from '../../core/server-base-url.js';
 import { postAudio, postMedia, posts, type PostType } from '../../models/index.js';
@@ -25,8 +26,8 @@ export interface CreatePostInput {
   poll_options?: string[];
   poll_allows_multiple?: boolean;
   poll_expires_at?: Date;
-  audio_file?: UploadedFile;
-  media?: UploadedFile[];
+  audio_file?: ProcessedAudio;
+  media?: ProcessedImage[];
 }
 
 
@@ -42,8 +43,8 @@ export async function createPost(ctx: AuthedContext, input: CreatePostInput): Pr
   const durationSeconds = input.audio_file ? await readAudioDurationSeconds(input.audio_file) : null;
 
   const stored: string[] = [];
-  const store = async (folder: string, f: UploadedFile) => {
-    const key = await platform.storage.put(folder, f.originalname, f.buffer, f.mimetype);
+  const store = async (folder: string, f: ProcessedUpload) => {
+    const key = await platform.storage.put(folder, f);
     stored.push(key);
     return key;
   };

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { RequestContext } from '../../core/context.js';
-import { mediaUrl } from '../users/users.serializer.js';
+import { imageDetails, mediaUrl, zImageDetails } from '../users/users.serializer.js';
 import type { PollRecord, PostRecord } from './posts.queries.js';
 import { zCommunitySummary } from '../communities/communities.serializer.js';
 
@@ -68,7 +68,7 @@ export const zSharedStore = z
   })
   .meta({ id: 'SharedStore' });
 
-export const zPostMedia = z.object({ id: z.string(), file: z.string(), media_type: z.string(), order: z.number().int() });
+export const zPostMedia = z.object({ id: z.string(), file: z.string(), media_type: z.string(), order: z.number().int() }).extend(zImageDetails.shape).meta({ id: 'PostMedia' });
 
 export const zPostBody = z
   .object({
@@ -135,7 +135,7 @@ export function serializePost(post: PostRecord, ctx: UrlContext, now: Date = new
     post_type: post.postType,
     title: post.title,
     content: post.content,
-    media: post.media.map((m) => ({ id: m.id, file: mediaUrl(m.file, ctx.baseUrl)!, media_type: m.mediaType, order: m.position })),
+    media: post.media.map((m) => ({ id: m.id, file: mediaUrl(m.file, ctx.baseUrl)!, media_type: m.mediaType, order: m.position, ...imageDetails(m.file, ctx.baseUrl) })),
     location: post.locationId,
     location_name: post.locationName,
     community: post.communityId,

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { RequestContext } from '../../core/context.js';
 import { PRICE_TYPES, PRODUCT_CATEGORIES, type ProductRow } from '../../models/index.js';
-import { mediaUrl } from '../users/users.serializer.js';
+import { imageDetails, mediaUrl, zImageDetails } from '../users/users.serializer.js';
 
 /** A product row with its store (owner and location named) and its images, oldest image first. */
 export interface ProductWithRelations extends ProductRow {
@@ -26,7 +26,7 @@ export const zProductBody = z
     price_type: z.enum(PRICE_TYPES),
     price: z.string().nullable().describe('Two decimals, e.g. "12.50"; null when the product has no price'),
     stock: z.number().int(),
-    images: z.array(z.object({ id: z.string(), image: z.string() })),
+    images: z.array(z.object({ id: z.string(), image: z.string() }).extend(zImageDetails.shape)),
     created_at: z.string(),
     updated_at: z.string(),
   })
@@ -51,7 +51,7 @@ export function serializeProduct(p: ProductWithRelations, ctx: Pick<RequestConte
     price_type: p.priceType,
     price: p.price,
     stock: p.stock,
-    images: p.images.map((i) => ({ id: i.id, image: mediaUrl(i.image, ctx.baseUrl)! })),
+    images: p.images.map((i) => ({ id: i.id, image: mediaUrl(i.image, ctx.baseUrl)!, ...imageDetails(i.image, ctx.baseUrl) })),
     created_at: p.createdAt.toISOString(),
     updated_at: p.updatedAt.toISOString(),
   };

@@ -1,5 +1,6 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
-import type { AuthedContext, RequestContext, UploadedFile } from '../../core/context.js';
+import type { AuthedContext, RequestContext } from '../../core/context.js';
+import type { ProcessedImage } from '../../core/uploads.js';
 import { fieldError, forbidden, notFound } from '../../core/errors.js';
 import { pageParams, paginated } from '../../core/pagination.js';
 import { productImages, products, stores, type PriceType, type ProductCategory } from '../../models/index.js';
@@ -21,7 +22,7 @@ export interface ProductFields {
   stock?: number;
   price_type?: PriceType;
   price?: string | null;
-  uploaded_images?: UploadedFile[];
+  uploaded_images?: ProcessedImage[];
 }
 
 export async function getProduct(ctx: RequestContext, id: string): Promise<ProductBody> {
@@ -43,7 +44,7 @@ const tooManyImages = () => fieldError('uploaded_images', `A product has at most
  * Image files are written before the transaction that names them: an upload (to S3, seconds) must not hold the
  * product's row lock, which orders wait for, nor a pool connection (the embedded database has one).
  */
-async function stageImages(files: StagedFiles, uploads: UploadedFile[]): Promise<string[]> {
+async function stageImages(files: StagedFiles, uploads: ProcessedImage[]): Promise<string[]> {
   const keys: string[] = [];
   for (const file of uploads) keys.push(await files.put('products/images', file));
   return keys;

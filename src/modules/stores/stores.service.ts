@@ -1,5 +1,6 @@
 import { eq } from 'drizzle-orm';
-import type { AuthedContext, RequestContext, UploadedFile } from '../../core/context.js';
+import type { AuthedContext, RequestContext } from '../../core/context.js';
+import type { ProcessedImage } from '../../core/uploads.js';
 import { AppError, fieldError, forbidden, notFound } from '../../core/errors.js';
 import { pageParams, paginated } from '../../core/pagination.js';
 import { pointEwkt } from '../../models/geography.js';
@@ -24,8 +25,8 @@ export interface StoreFields {
   community?: string | null;
   latitude?: number;
   longitude?: number;
-  logo?: UploadedFile;
-  banner?: UploadedFile;
+  logo?: ProcessedImage;
+  banner?: ProcessedImage;
 }
 
 export async function getStore(ctx: RequestContext, id: string): Promise<StoreBody> {

@@ -1,4 +1,4 @@
-import type { UploadedFile } from '../../core/context.js';
+import type { ProcessedImage } from '../../core/uploads.js';
 import { platform } from '../../platform/index.js';
 
 /**
@@ -8,8 +8,8 @@ import { platform } from '../../platform/index.js';
 export class StagedFiles {
   private readonly added: string[] = [];
 
-  async put(folder: string, file: UploadedFile): Promise<string> {
-    const key = await platform.storage.put(folder, file.originalname, file.buffer, file.mimetype);
+  async put(folder: string, file: ProcessedImage): Promise<string> {
+    const key = await platform.storage.put(folder, file);
     this.added.push(key);
     return key;
   }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { AuthUser, RequestContext } from '../../core/context.js';
 import { platform } from '../../platform/index.js';
+import { parseImageKey, variantKey, type ImageVariantName } from '../../core/media/media-names.js';
 import type { UserWithRelations } from './users.queries.js';
 
 const zUserRef = (description: string) => z.object({ id: z.string(), name: z.string(), description: z.string() }).describe(description);
@@ -34,6 +35,26 @@ export type UserBody = z.infer<typeof zUserBody>;
 export const zUserSummary = z.object({ id: z.string(), username: z.string(), display_name: z.string(), profile_picture: z.string().nullable() }).meta({ id: 'UserSummary' });
 
 export const mediaUrl = (key: string | null | undefined, baseUrl: string): string | null => (key ? platform.storage.url(key, baseUrl) : null);
+
+/**
+ * What a client needs to lay an image out before its bytes arrive, and the sizes to fetch (core/media/media-names.ts).
+ * Every image URL of the API carries the same in its name; items whose shape is ours (a post's media, a product's
+ * images) also carry it as fields. An image stored by an older release, before `npm run media:reprocess`, has no
+ * size or placeholder, and its variants are the image itself.
+ */
+export const zImageDetails = z.object({
+  width: z.number().int().nullable().describe('Width in pixels, upright, as stored (at most 4096)'),
+  height: z.number().int().nullable().describe('Height in pixels'),
+  placeholder: z.string().nullable().describe('ThumbHash of the image, base64url: decode it to paint a blurred preview at once'),
+  thumbnail: z.string().describe('WebP, longest side at most 320 px: lists, feeds, avatars'),
+  display: z.string().describe('WebP, longest side at most 1280 px: a post or product opened on a phone'),
+});
+
+export function imageDetails(key: string, baseUrl: string): z.infer<typeof zImageDetails> {
+  const named = parseImageKey(key);
+  const variant = (name: ImageVariantName) => mediaUrl(variantKey(key, name) ?? key, baseUrl)!;
+  return { width: named?.width ?? null, height: named?.height ?? null, placeholder: named?.placeholder ?? null, thumbnail: variant('thumbnail'), display: variant('display') };
+}
 
 /** Who is looking: the request's caller (null: anonymous) and the base of absolute URLs. */
 export type ViewerContext = Pick<RequestContext, 'baseUrl'> & { user: Pick<AuthUser, 'id' | 'isStaff' | 'isAdmin'> | null };

@@ -1,5 +1,6 @@
 import { and, eq, or, sql } from 'drizzle-orm';
-import type { AuthedContext, RequestContext, UploadedFile } from '../../core/context.js';
+import type { AuthedContext, RequestContext } from '../../core/context.js';
+import type { ProcessedImage } from '../../core/uploads.js';
 import { AppError, notFound } from '../../core/errors.js';
 import { pageParams, paginated } from '../../core/pagination.js';
 import { locations, users, type UserRow } from '../../models/index.js';
@@ -39,16 +40,16 @@ export interface ProfileUpdate {
   bio?: string;
   website?: string;
   relationship_status?: UserRow['relationshipStatus'];
-  profile_picture?: UploadedFile;
-  banner?: UploadedFile;
+  profile_picture?: ProcessedImage;
+  banner?: ProcessedImage;
   location?: { country?: string | null; state?: string | null; city?: string | null; latitude?: number; longitude?: number };
 }
 
 /** PUT .../profile/update/ and PATCH .../profile/: only the fields sent change; is_verified never does. */
 export async function updateProfile(ctx: AuthedContext, input: ProfileUpdate): Promise<UserBody> {
   const uploads: string[] = [];
-  const put = async (folder: string, f: UploadedFile) => {
-    const key = await platform.storage.put(folder, f.originalname, f.buffer, f.mimetype);
+  const put = async (folder: string, f: ProcessedImage) => {
+    const key = await platform.storage.put(folder, f);
     uploads.push(key);
     return key;
   };
