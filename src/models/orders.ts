@@ -4,7 +4,9 @@ import { stores } from './stores.js';
 import { products } from './products.js';
 
 /** Forward only: a seller moves an order along this list, never back. */
-export const ORDER_STATUSES = ['pending', 'processing', 'shipped', 'delivered'] as const;
+export const ORDER_PROGRESS = ['pending', 'processing', 'shipped', 'delivered'] as const;
+/** Every status an order can have: its progress, or `cancelled`, which ends it from pending or processing (0017). */
+export const ORDER_STATUSES = [...ORDER_PROGRESS, 'cancelled'] as const;
 export type OrderStatus = (typeof ORDER_STATUSES)[number];
 
 /**

@@ -84,6 +84,8 @@ const schema = z.object({
   SOCKET_EVENTS_PER_SECOND: z.coerce.number().int().positive().default(20),
   /** Largest Socket.IO message (maxHttpBufferSize); a larger one closes the connection (Engine.IO's rule). */
   SOCKET_MAX_PAYLOAD_BYTES: z.coerce.number().int().positive().default(1_000_000),
+  /** Units of one product that one buyer's pending orders may hold together (DESIGN.md section 8); beyond: 400 on `quantity`. */
+  ORDER_MAX_PENDING_UNITS: z.coerce.number().int().positive().default(20),
   /** A rotated refresh token presented again this soon gets the same successor (two tabs refreshing at once). */
   REFRESH_REUSE_GRACE_SECONDS: z.coerce.number().int().min(0).max(300).default(20),
   /** Largest JSON body accepted. */

@@ -25,7 +25,7 @@ export const domainEventRoutes: DomainEventRoutes = {
     if (recipientIds.length) io.to(recipientIds.map(userRoom)).emit('conversation:read', read);
   },
   'order.created': ({ io }, { sellerId, order }) => io.to(userRoom(sellerId)).emit('order:created', order),
-  'order.updated': ({ io }, { buyerId, order }) => io.to(userRoom(buyerId)).emit('order:updated', order),
+  'order.updated': ({ io }, { recipientId, order }) => io.to(userRoom(recipientId)).emit('order:updated', order),
   'location.updated': ({ io }, { location }) => io.to(locationAudience(location.id)).emit('location:updated', location),
   // Every device of the user follows it to the new location's residents' room, on every node.
   'user.location_changed': (node, { userId, toLocationId }) => node.broadcast({ kind: 'location_changed', userId, toLocationId }),

@@ -320,6 +320,21 @@ export const CROSS_NODE_EVENTS: CrossNodeCase[] = [
     },
   },
   {
+    name: 'order:updated of a buyer’s cancellation reaches the seller, not the buyer nor a stranger',
+    async arrange({ a, b }) {
+      const { seller, product } = await aShopWithProduct(a);
+      const [buyer, stranger] = [await aResident(a), await aResident(a)];
+      const order = await anOrder(a, buyer, product.id);
+      return {
+        listener: await b.socket(seller.token),
+        event: 'order:updated',
+        quiet: [await b.socket(buyer.token), await b.socket(stranger.token)],
+        act: async () => (await a.rest('PATCH', `/api/stores/orders/${order.id}/`, { token: buyer.token, body: { status: 'cancelled' } })).body,
+        check: (payload, cancelled) => expect(payload).toEqual({ ...cancelled, status: 'cancelled' }),
+      };
+    },
+  },
+  {
     name: 'post:created reaches a location’s subscribers on B, not another location’s',
     async arrange({ a, b }) {
       const [place, other] = [await aNeighbourhood(a), await aNeighbourhood(a)];
