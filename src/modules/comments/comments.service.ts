@@ -8,6 +8,7 @@ import { transaction } from '../../platform/db.js';
 import { notifyMany } from '../notifications/notifications.service.js';
 import { notifyMentions } from '../posts/mentions.js';
 import { toggleReaction } from '../posts/reactions.js';
+import { postScope, recordDeletions } from '../deletions/deletions.service.js';
 import { listReplies, listTopLevelComments, loadComment } from './comments.queries.js';
 import { serializeComment, type CommentBody } from './comments.serializer.js';
 import '../posts/posts.events.js';
@@ -69,7 +70,8 @@ export async function createComment(ctx: AuthedContext, input: NewComment): Prom
 /**
  * Only the author deletes a comment (403 otherwise); its replies, at every depth, go with it. The post's
  * `comments_count` drops by the size of the removed thread, counted under the post's row lock (which every
- * comment insert takes first), and the parent's `replies_count` by one.
+ * comment insert takes first), and the parent's `replies_count` by one. Every removed comment gets a tombstone
+ * (realtime.sync's `deleted`), scoped as its post is.
  */
 export async function deleteComment(ctx: AuthedContext, commentId: string): Promise<void> {
   await transaction(platform.db, async (tx, events) => {
@@ -78,17 +80,20 @@ export async function deleteComment(ctx: AuthedContext, commentId: string): Prom
     const comment = rows[0];
     if (!comment) throw notFound();
     if (comment.user_id !== ctx.user.id) throw forbidden();
-    await tx.execute(sql`SELECT 1 FROM posts WHERE id = ${comment.post_id}::uuid FOR UPDATE`);
-    const { rows: removed } = await tx.execute<{ n: number }>(sql`
+    const { rows: posts } = await tx.execute<{ location_id: string | null; community_id: string | null }>(sql`
+      SELECT location_id, community_id FROM posts WHERE id = ${comment.post_id}::uuid FOR UPDATE`);
+    const { rows: removed } = await tx.execute<{ id: string; user_id: string | null }>(sql`
       WITH RECURSIVE thread AS (
         SELECT id FROM comments WHERE id = ${commentId}::uuid
         UNION ALL
         SELECT c.id FROM comments c JOIN thread t ON c.parent_id = t.id
-      ), gone AS (DELETE FROM comments WHERE id IN (SELECT id FROM thread) RETURNING 1)
-      SELECT count(*)::int AS n FROM gone`);
+      )
+      DELETE FROM comments WHERE id IN (SELECT id FROM thread) RETURNING id, user_id`);
     // Already gone (a concurrent delete of it or of an ancestor): nothing more to count.
-    if (!removed[0].n) return;
-    await tx.execute(sql`UPDATE posts SET comments_count = greatest(0, comments_count - ${removed[0].n}::int) WHERE id = ${comment.post_id}::uuid`);
+    if (!removed.length) return;
+    const scope = postScope(comment.post_id, { locationId: posts[0].location_id, communityId: posts[0].community_id });
+    await recordDeletions(tx, removed.map((c) => ({ type: 'comment', id: c.id, authorId: c.user_id, ...scope })));
+    await tx.execute(sql`UPDATE posts SET comments_count = greatest(0, comments_count - ${removed.length}::int) WHERE id = ${comment.post_id}::uuid`);
     if (comment.parent_id) {
       await tx.execute(sql`UPDATE comments SET replies_count = greatest(0, replies_count - 1) WHERE id = ${comment.parent_id}::uuid`);
     }

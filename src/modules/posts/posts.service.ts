@@ -7,6 +7,7 @@ import { transaction } from '../../platform/db.js';
 import { loadPost, loadPosts } from './posts.queries.js';
 import { serializePost, type PostBody } from './posts.serializer.js';
 import { onCommunityPostDeleted } from './targets.js';
+import { postScope, recordDeletions } from '../deletions/deletions.service.js';
 import './posts.events.js';
 
 /** Reads and the author's delete. Lists load one page of ids, then the page's posts in one batch. */
@@ -19,7 +20,9 @@ export async function getPost(ctx: RequestContext, postId: string): Promise<Post
 /**
  * Only the author deletes a post (403 for anyone else). Comments, likes, votes and views go with it
  * (foreign keys cascade); its files are removed from storage after the commit; `post:deleted` is pushed to
- * the rooms that heard of its creation and to the post's own room.
+ * the rooms that heard of its creation and to the post's own room, and its tombstone lists it in the
+ * `deleted` of realtime.sync for whoever could see it (its comments go with it: the post's tombstone stands
+ * for them).
  */
 export async function deletePost(ctx: AuthedContext, postId: string): Promise<void> {
   const files = await transaction(platform.db, async (tx, events) => {
@@ -31,6 +34,7 @@ export async function deletePost(ctx: AuthedContext, postId: string): Promise<vo
     const { rows: stored } = await tx.execute<{ file: string }>(sql`
       SELECT file FROM post_media WHERE post_id = ${postId}::uuid UNION ALL SELECT file FROM post_audio WHERE post_id = ${postId}::uuid`);
     await tx.execute(sql`DELETE FROM posts WHERE id = ${postId}::uuid`);
+    await recordDeletions(tx, [{ type: 'post', id: postId, authorId: post.user_id, ...postScope(postId, { locationId: post.location_id, communityId: post.community_id }) }]);
     if (post.community_id) await onCommunityPostDeleted(tx, post.community_id);
     events.add('post.deleted', { postId, locationId: post.location_id, communityId: post.community_id });
     return stored.map((r) => r.file);
