@@ -1,5 +1,6 @@
 import type { DomainEvent, DomainEventMap, DomainEventName } from '../core/events.js';
 import type { RealtimeNode } from './node.js';
+import { channelRoom } from '../core/channels.js';
 import { locationAudience, postHomeAudience, postRoom, userRoom } from './rooms.js';
 
 export { locationAudience, residentsRoom } from './rooms.js';
@@ -44,6 +45,13 @@ export const domainEventRoutes: DomainEventRoutes = {
   'post.stats': ({ io }, { stats, locationId, communityId }) => emitTo(io, [postRoom(stats.post_id), ...postHomeAudience(locationId, communityId)], 'post:stats', stats),
   'comment.created': ({ io }, { postId, comment }) => io.to(postRoom(postId)).emit('comment:created', comment),
   'poll.updated': ({ io }, { postId, pollData }) => io.to(postRoom(postId)).emit('poll:updated', { post_id: postId, poll_data: pollData }),
+  // After its posts' post:deleted (raised before it in the same transaction): the room hears the end, then every
+  // socket leaves it, on every node (the adapter carries socketsLeave as it carries emits, in order).
+  'community.deleted': ({ io }, { communityId }) => {
+    const room = channelRoom('community', communityId);
+    io.to(room).emit('community:deleted', { id: communityId });
+    io.in(room).socketsLeave(room);
+  },
   'poll.expired': ({ io }, { postId, locationId, communityId, pollData }) =>
     emitTo(io, [postRoom(postId), ...postHomeAudience(locationId, communityId)], 'poll:expired', { post_id: postId, poll_data: pollData }),
 };

@@ -8,9 +8,19 @@ import { platform } from '../../platform/index.js';
 import { currentDb, transaction } from '../../platform/db.js';
 import { categoryExists, findCommunity, isMember, listCategories, listCommunities, listMembers, membershipsOf, type CommunityFilters } from './communities.queries.js';
 import { serializeCommunity, serializeMember, type CommunityBody } from './communities.serializer.js';
+import { postScope, recordDeletions, recordFormerMembers } from '../deletions/deletions.service.js';
+import '../posts/posts.events.js';
+import './communities.events.js';
 
 const NAME_TAKEN = 'A community with this name already exists.';
 const OWNER_CANNOT_LEAVE = 'The owner cannot leave the community; delete it instead.';
+
+/**
+ * A deleted community's posts pushed one by one as `post:deleted`, newest first: what screens most likely show.
+ * Older ones reach clients through `community:deleted` and realtime.sync's `deleted`; the bound keeps one
+ * deletion from flooding the adapter.
+ */
+export const COMMUNITY_POST_PUSH_LIMIT = 1000;
 
 const isUniqueViolation = (err: unknown) =>
   (err as { code?: string }).code === '23505' || (err as { cause?: { code?: string } }).cause?.code === '23505';
@@ -164,23 +174,34 @@ export async function updateCommunity(ctx: AuthedContext, id: string, input: Com
  * Owner only. The row goes, and with it (ON DELETE CASCADE) its memberships and the posts made in it; the files
  * of those posts (images, audio) and the community's own pictures are deleted from storage once that committed.
  */
+/**
+ * Its posts go with it (foreign key, cascade). Each gets a tombstone, and its members are remembered, so that a
+ * member's next realtime.sync lists them in `deleted`; `post:deleted` is pushed for the newest
+ * COMMUNITY_POST_PUSH_LIMIT of them, then `community:deleted`, and every socket leaves the community's room.
+ */
 export async function deleteCommunity(ctx: AuthedContext, id: string): Promise<void> {
   const community = await findCommunity(id);
   if (!community) throw notFound();
   if (community.ownerId !== ctx.user.id) throw forbidden();
-  const files = await transaction(platform.db, async (tx) => {
+  const files = await transaction(platform.db, async (tx, events) => {
     const [locked] = await tx
       .select({ avatar: communities.avatar, banner: communities.banner })
       .from(communities)
       .where(and(eq(communities.id, id), eq(communities.ownerId, ctx.user.id)))
       .for('update');
     if (!locked) throw notFound();
-    // The posts of the community cannot gain files meanwhile: a new post's insert waits for this lock (FK).
+    // The community cannot gain posts or post files meanwhile: a new post's insert waits for this lock (FK).
     const { rows } = await tx.execute<{ file: string }>(sql`
       SELECT m.file FROM post_media m JOIN posts p ON p.id = m.post_id WHERE p.community_id = ${id}::uuid
       UNION ALL
       SELECT a.file FROM post_audio a JOIN posts p ON p.id = a.post_id WHERE p.community_id = ${id}::uuid`);
+    const { rows: posts } = await tx.execute<{ id: string; user_id: string }>(sql`
+      SELECT id, user_id FROM posts WHERE community_id = ${id}::uuid ORDER BY created_at DESC, id DESC`);
+    await recordDeletions(tx, posts.map((p) => ({ type: 'post', id: p.id, authorId: p.user_id, ...postScope(p.id, { locationId: null, communityId: id }) })));
+    await recordFormerMembers(tx, id);
     await tx.delete(communities).where(eq(communities.id, id));
+    for (const post of posts.slice(0, COMMUNITY_POST_PUSH_LIMIT)) events.add('post.deleted', { postId: post.id, locationId: null, communityId: id });
+    events.add('community.deleted', { communityId: id });
     return [locked.avatar, locked.banner, ...rows.map((r) => r.file)];
   });
   await deleteStoredFiles(files);
