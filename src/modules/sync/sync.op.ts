@@ -7,6 +7,8 @@ import { zPostBody } from '../posts/posts.serializer.js';
 import { isUuid } from '../../core/validation.js';
 import { MESSAGES } from '../../core/errors.js';
 import { syncFor } from './sync.service.js';
+import { DELETION_TYPES } from '../../models/deletions.js';
+import { DELETION_RETENTION_DAYS } from '../deletions/retention.js';
 
 const blankToUndefined = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v);
 
@@ -38,6 +40,14 @@ const zRoomIds = () =>
       .optional(),
   );
 
+export const zSyncDeletion = z
+  .object({
+    type: z.enum(DELETION_TYPES).describe('What went away'),
+    id: z.string().describe('Its id'),
+    deleted_at: z.string().describe('When it went away (ISO 8601, UTC)'),
+  })
+  .meta({ id: 'SyncDeletion' });
+
 export const zSyncBody = z
   .object({
     notifications: z.array(zNotificationBody).describe("The caller's notifications created or changed, oldest first"),
@@ -46,6 +56,14 @@ export const zSyncBody = z
     posts: z
       .array(zPostBody)
       .describe("Posts of the caller's location and communities and of the rooms watched (socket subscriptions, or `locations`/`communities`), oldest first, as pushed (per-viewer fields as for an anonymous viewer)"),
+    deleted: z
+      .array(zSyncDeletion)
+      .describe(
+        'Posts, comments and messages the caller could see (by the rules above: its place, communities, watched rooms and posts, conversations) that went away, oldest first; a deleted post stands for its comments',
+      ),
+    full_refresh: z
+      .boolean()
+      .describe(`\`since\` (or the cursor) is older than the ${DELETION_RETENTION_DAYS} days of deletions kept, so \`deleted\` may miss some: drop what is cached and load afresh`),
     has_more: z.boolean().describe('Some kind had more than 100 items: call again with `cursor`'),
     cursor: z.string().describe('Opaque: where this answer ended for each kind; pass it back to continue'),
   })

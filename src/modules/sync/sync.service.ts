@@ -8,6 +8,8 @@ import { ordersChangedAfter } from '../stores/orders.queries.js';
 import { serializeOrder, type OrderBody } from '../stores/orders.serializer.js';
 import type { PostBody } from '../posts/posts.serializer.js';
 import { postsChangedAfter } from './sync-posts.js';
+import { deletionsAfter, watchedPostIds, type DeletionBody } from './sync-deletions.js';
+import { retentionStart } from '../deletions/retention.js';
 import { syncRooms } from './sync-scope.js';
 import { decodeCursor, encodeCursor, positionsFromSince, SYNC_KINDS, type SyncKind, type SyncPosition, type SyncPositions } from './sync-cursor.js';
 
@@ -32,6 +34,9 @@ export interface SyncBody {
   messages: MessageBody[];
   orders: OrderBody[];
   posts: PostBody[];
+  deleted: DeletionBody[];
+  /** `since` is older than the deletions kept: some may be missing from `deleted`, so reload rather than catch up. */
+  full_refresh: boolean;
   has_more: boolean;
   cursor: string;
 }
@@ -74,18 +79,21 @@ export async function syncFor(ctx: AuthedContext, input: { since?: Date; cursor?
   const fetch = SYNC_PAGE_SIZE + 1;
   const rooms = await syncRooms(ctx, input);
   // One statement per kind, at once on the pool (outside a transaction; the embedded database queues them).
-  const [notificationRows, messageRows, orderRows, postRows] = await Promise.all([
+  const [notificationRows, messageRows, orderRows, postRows, deletionRows] = await Promise.all([
     notificationsChangedAfter(userId, start.notifications, fetch),
     messagesCreatedAfter(userId, start.messages, fetch),
     ordersChangedAfter(userId, start.orders, fetch),
     postsChangedAfter(rooms, start.posts, fetch, ctx),
+    deletionsAfter(userId, { ...rooms, postIds: watchedPostIds(ctx.subscriptions) }, start.deleted, fetch),
   ]);
   const notifications = pageOf(notificationRows, (r) => serializeNotification(r.notification, ctx));
   const messages = pageOf(messageRows, (r) => serializeMessage(r.message, ctx));
   const orders = pageOf(orderRows, (r) => serializeOrder(r.order));
   const posts = pageOf(postRows, (r) => r.post);
+  const deleted = pageOf(deletionRows, (r) => r.deletion);
+  const fullRefresh = start.deleted.at < retentionStart().toISOString().replace(/Z$/, '000Z');
 
-  const pages: Record<SyncKind, Page<unknown>> = { notifications, messages, orders, posts };
+  const pages: Record<SyncKind, Page<unknown>> = { notifications, messages, orders, posts, deleted };
   const hasMore = SYNC_KINDS.some((k) => pages[k].more);
   const next = {} as SyncPositions;
   const settled: SyncPosition = { at: new Date(Date.now() - lateCommitMarginMs).toISOString().replace(/Z$/, '000Z'), id: '00000000-0000-0000-0000-000000000000' };
@@ -97,5 +105,14 @@ export async function syncFor(ctx: AuthedContext, input: { since?: Date; cursor?
     if (!hasMore && compare(position, settled) > 0) position = settled;
     next[kind] = position;
   }
-  return { notifications: notifications.items, messages: messages.items, orders: orders.items, posts: posts.items, has_more: hasMore, cursor: encodeCursor(next) };
+  return {
+    notifications: notifications.items,
+    messages: messages.items,
+    orders: orders.items,
+    posts: posts.items,
+    deleted: deleted.items,
+    full_refresh: fullRefresh,
+    has_more: hasMore,
+    cursor: encodeCursor(next),
+  };
 }
