@@ -373,6 +373,28 @@ export const CROSS_NODE_EVENTS: CrossNodeCase[] = [
     },
   },
   {
+    name: 'community:deleted through A reaches the community’s room on B after its posts’ post:deleted, and the socket on B leaves the room',
+    async arrange({ a, b }) {
+      const [owner, follower] = [await aResident(a), await aResident(a)];
+      const club = await aCommunity(a, owner);
+      const post = await aPost(a, owner, { community_id: club.id });
+      const listener = await b.socket(follower.token);
+      expect(await subscribeTo(listener, 'community', club.id)).toMatchObject({ status: 200 });
+      const postDeleted = nextEvent(listener, 'post:deleted');
+      return {
+        listener,
+        event: 'community:deleted',
+        act: async () => expect((await a.rest('DELETE', `/api/communities/communities/${club.id}/`, { token: owner.token })).status).toBe(204),
+        check: async (payload) => {
+          expect(payload).toEqual({ id: club.id });
+          expect(await postDeleted).toEqual({ id: post.id });
+          // Asked of every node after B has applied the leave (the adapter carries both in order).
+          expect(await a.server.io.in(channelRoom('community', club.id)).fetchSockets()).toEqual([]);
+        },
+      };
+    },
+  },
+  {
     name: 'post:stats reaches the post’s room on B after a like through A',
     async arrange({ a, b }) {
       const place = await aNeighbourhood(a);
