@@ -40,7 +40,7 @@ export async function postsChangedAfter(
   const ids = heads.rows.map((r) => r.id);
   const records = await loadPosts(ids, null, db, ctx.baseUrl);
   const byId = new Map(records.map((r) => [r.id, r]));
-  // A post deleted between the two reads is null (left out; a hard delete leaves no tombstone), its position kept.
+  // A post deleted between the two reads is null (left out: its tombstone lists it in `deleted`), its position kept.
   return heads.rows.map((h) => {
     const record = byId.get(h.id);
     return { post: record ? serializePost(record, ctx) : null, position: { at: h.at, id: h.id } };
