@@ -107,11 +107,31 @@ function isCurrentFile(fd: number, lockPath: string): boolean {
   }
 }
 
+/**
+ * A killed holder keeps the lock until its last thread has exited and its descriptors are closed, a moment after
+ * the signal (longer for a large process): a start that races it waits this long before it reports the lock held.
+ */
+const DYING_HOLDER_GRACE_MS = 1000;
+const RETRY_MS = 50;
+
+/** Blocks the thread: lockDataDir is synchronous, and at start there is nothing else for it to do. */
+const sleepSync = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+
+function flockWithGrace(fd: number): FlockResult {
+  const deadline = Date.now() + DYING_HOLDER_GRACE_MS;
+  let result = flockDescriptor(fd);
+  while (result === 'held' && Date.now() < deadline) {
+    sleepSync(RETRY_MS);
+    result = flockDescriptor(fd);
+  }
+  return result;
+}
+
 function takeKernelLock(lockPath: string, self: ProcessIdentity): DataDirLock | null {
   // A few attempts: each retry follows an owner's release that removed the file we had opened.
   for (let attempt = 0; attempt < 5; attempt++) {
     const fd = fs.openSync(lockPath, fs.constants.O_RDWR | fs.constants.O_CREAT, 0o600);
-    const result = flockDescriptor(fd);
+    const result = flockWithGrace(fd);
     if (result === 'unavailable') {
       fs.closeSync(fd);
       return null;

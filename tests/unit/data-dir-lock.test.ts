@@ -60,9 +60,11 @@ async function aHolderThatWillBeAZombie(mode: DataDirLockMode): Promise<{ pid: n
   return JSON.parse(await firstLine(parent));
 }
 
+/** Until the process is a zombie and no thread of it runs any more (the leader turns Z before its last thread exits). */
 async function untilZombie(pid: number): Promise<void> {
   const deadline = Date.now() + 10_000;
-  while (stateOf(pid) !== 'Z') {
+  const threads = () => /^Threads:\s*(\d+)/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+  while (stateOf(pid) !== 'Z' || threads() !== '1') {
     if (Date.now() > deadline) throw new Error(`${pid} did not become a zombie`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
@@ -121,6 +123,16 @@ describe.each([['kernel' as const], ['identity' as const]])('the %s lock', (mode
     }
   });
 });
+
+test('when the kernel lock\'s holder is killed while a start is trying to take it, then that start waits for it briefly and takes it', async () => {
+  const holder = await aHolder('kernel');
+  // lockDataDir blocks this thread while it waits, so the kill comes from another process.
+  children.push(spawn('sh', ['-c', `sleep 0.3; kill -9 ${holder.pid}`], { stdio: 'ignore' }));
+  const startedAt = Date.now();
+  const lock = lockDataDir(lockFile());
+  expect(Date.now() - startedAt).toBeGreaterThanOrEqual(250);
+  lock.release();
+}, HOLDER_MS);
 
 test('when flock(1) is found, then the kernel lock is the default', () => {
   const lock = lockDataDir(lockFile());
