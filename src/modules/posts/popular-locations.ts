@@ -4,7 +4,7 @@ import { platform } from '../../platform/index.js';
 /**
  * `popular_locations`: the 20 locations with the most posts. Counting them is a GROUP BY over every post, so it is
  * not done per call (any stranger could call it 600 times a minute): the counts are kept in the materialized view
- * `popular_location_counts` (migration 0017), refreshed every minute by posts.popular_locations_refresh. A caller
+ * `popular_location_counts` (migration 0018), refreshed every minute by posts.popular_locations_refresh. A caller
  * sees counts up to one refresh old (a minute, plus the refresh's own time); names and levels are read live.
  */
 export type PopularLocation = {
