@@ -5,6 +5,7 @@ import { boundaryRecalculationJob } from '../modules/locations/boundary.job.js';
 import { expiredPasswordResetsJob, expiredRevokedRefreshTokensJob } from '../modules/accounts/cleanup.job.js';
 import { pollExpiryJob } from '../modules/posts/poll-expiry.job.js';
 import { viewCooldownCleanupJob } from '../modules/posts/view-cleanup.job.js';
+import { communityFanoutRecoveryJob } from '../modules/posts/community-fanout.job.js';
 
 /**
  * Scheduled jobs. Each runs under a Redis lock when several nodes run, so only one node does the work.
@@ -18,7 +19,7 @@ export interface JobDefinition {
   run: () => Promise<unknown>;
 }
 
-export const JOBS: JobDefinition[] = [boundaryRecalculationJob, expiredPasswordResetsJob, expiredRevokedRefreshTokensJob, pollExpiryJob, viewCooldownCleanupJob];
+export const JOBS: JobDefinition[] = [boundaryRecalculationJob, expiredPasswordResetsJob, expiredRevokedRefreshTokensJob, pollExpiryJob, viewCooldownCleanupJob, communityFanoutRecoveryJob];
 
 export interface Jobs {
   stop(): void;
