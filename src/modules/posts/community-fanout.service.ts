@@ -88,13 +88,22 @@ export async function drainCommunityPostFanout(postId: string, stop: () => boole
 
 /**
  * Fan-outs nobody has moved for `stalledForSeconds` (their node crashed, restarted, or failed a batch), oldest
- * first, at most `limit` per call, each drained to the end.
+ * first, at most `limit` per call, each drained to the end. One that fails again is logged and left for the next
+ * run; it does not hold up the others.
  */
-export async function resumeStalledFanouts(stalledForSeconds: number = FANOUT_STALLED_AFTER_SECONDS, limit = 100): Promise<{ resumed: number }> {
+export async function resumeStalledFanouts(stalledForSeconds: number = FANOUT_STALLED_AFTER_SECONDS, limit = 100): Promise<{ resumed: number; failed: number }> {
   const { rows } = await platform.db.execute<{ post_id: string }>(sql`
     SELECT post_id FROM community_post_fanouts
     WHERE progressed_at <= now() - make_interval(secs => ${stalledForSeconds})
     ORDER BY progressed_at LIMIT ${limit}`);
-  for (const row of rows) await drainCommunityPostFanout(row.post_id);
-  return { resumed: rows.length };
+  let failed = 0;
+  for (const row of rows) {
+    try {
+      await drainCommunityPostFanout(row.post_id);
+    } catch (err) {
+      failed++;
+      platform.log.error({ err, postId: row.post_id }, 'could not resume a community post fan-out');
+    }
+  }
+  return { resumed: rows.length - failed, failed };
 }
