@@ -75,7 +75,7 @@ export async function fanOutNextBatch(postId: string, batchSize: number = FANOUT
   });
 }
 
-/** Batch after batch until the fan-out is done (or `stop()` says so between batches); answers the batches written. */
+/** Batch after batch until the fan-out is done (or `stop()` says so between batches); answers the batches tried. */
 export async function drainCommunityPostFanout(postId: string, stop: () => boolean = () => false): Promise<number> {
   let batches = 0;
   while (!stop()) {
