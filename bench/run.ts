@@ -25,6 +25,7 @@ DB_CASES.push((await import('./cases/messages-communities.js')).messagesCommunit
 DB_CASES.push((await import('./cases/marketplace.js')).marketplaceCase);
 DB_CASES.push((await import('./cases/sync.js')).syncCase);
 DB_CASES.push((await import('./cases/display.js')).displayCase);
+DB_CASES.push((await import('./cases/community-fanout.js')).communityFanoutCase);
 const ALL = [...DB_CASES.map((c) => c.name), 'kernel', 'adapters', 'realtime', 'media', 'startup', 'embedded'];
 const RESULTS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'results');
 

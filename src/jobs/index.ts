@@ -6,6 +6,7 @@ import { expiredPasswordResetsJob, expiredRevokedRefreshTokensJob } from '../mod
 import { pollExpiryJob } from '../modules/posts/poll-expiry.job.js';
 import { viewCooldownCleanupJob } from '../modules/posts/view-cleanup.job.js';
 import { popularLocationsRefreshJob } from '../modules/posts/popular-locations.job.js';
+import { communityFanoutRecoveryJob } from '../modules/posts/community-fanout.job.js';
 
 /**
  * Scheduled jobs. Each runs under a Redis lock when several nodes run, so only one node does the work.
@@ -19,7 +20,7 @@ export interface JobDefinition {
   run: () => Promise<unknown>;
 }
 
-export const JOBS: JobDefinition[] = [boundaryRecalculationJob, expiredPasswordResetsJob, expiredRevokedRefreshTokensJob, pollExpiryJob, viewCooldownCleanupJob, popularLocationsRefreshJob];
+export const JOBS: JobDefinition[] = [boundaryRecalculationJob, expiredPasswordResetsJob, expiredRevokedRefreshTokensJob, pollExpiryJob, viewCooldownCleanupJob, popularLocationsRefreshJob, communityFanoutRecoveryJob];
 
 export interface Jobs {
   stop(): void;

@@ -10,3 +10,4 @@ export * from './messages.js';
 export * from './stores.js';
 export * from './products.js';
 export * from './orders.js';
+export * from './community-post-fanouts.js';

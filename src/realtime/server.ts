@@ -88,7 +88,7 @@ export function createRealtimeServer(httpServer: http.Server, operations: readon
   });
   // RATE_LIMITS=off (load tests, benchmarks) lifts the event budget with the operation limits; the caps stay.
   const eventsPerSecond = config.RATE_LIMITS === 'off' ? Number.POSITIVE_INFINITY : config.SOCKET_EVENTS_PER_SECOND;
-  const attachDispatcher = createDispatcher(operations, runner, deps, { eventsPerSecond, caps });
+  const attachDispatcher = createDispatcher(operations, runner, deps, { eventsPerSecond, maxSubscriptions: config.SOCKET_MAX_SUBSCRIPTIONS, caps });
 
   io.use(async (socket: AppSocket, next) => {
     socket.data.session = null;

@@ -12,9 +12,11 @@ import { popularLocations } from './popular-locations.js';
 import { trackView } from './views.service.js';
 import { zPollData, zPostBody } from './posts.serializer.js';
 import { startStatsCoalescer } from './stats-coalescer.js';
+import { startCommunityFanoutWorker } from './community-fanout.worker.js';
 import './posts.channel.js';
 
 startStatsCoalescer();
+startCommunityFanoutWorker();
 
 /** Text of posts and comments (DESIGN.md section 8). */
 export const TEXT_MAX = 5000;
