@@ -78,6 +78,18 @@ describe('what a client is told about an image', () => {
   });
 });
 
+describe('the OpenAPI document', () => {
+  test('when a client author reads it, then it states the media rules and the variant names, and post media and product images list the image details', async () => {
+    const doc = (await app.rest('GET', '/api/docs/openapi.json')).body;
+    expect(doc.info.description).toContain('<folder>/<id>.<width>x<height>.<placeholder>.<ext>');
+    expect(doc.info.description).toContain('`320.webp`');
+    expect(Object.keys(doc.components.schemas.PostMedia.properties)).toEqual(expect.arrayContaining(['width', 'height', 'placeholder', 'thumbnail', 'display']));
+    const product = JSON.stringify(doc.components.schemas);
+    expect(product).toContain('WebP, longest side at most 320 px');
+    expect(doc.paths['/api/users/profile/'].patch.requestBody.content['multipart/form-data'].schema.properties.profile_picture.description).toMatch(/decoded and written anew/);
+  });
+});
+
 describe('decompression bombs', () => {
   test('when a tiny PNG claims 100,000 x 100,000 pixels, then 400 on the field, from its header alone, and nothing is stored', async () => {
     const bomb = await pngClaiming(100_000, 100_000);

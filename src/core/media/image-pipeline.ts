@@ -59,6 +59,9 @@ export async function processImage(input: Buffer, expected: ImageType): Promise<
     if (err instanceof ImageRejected) throw err;
     if (err instanceof Error && /pixel limit/.test(err.message)) throw tooManyPixels();
     throw new ImageRejected('Upload a valid image. The file you uploaded was either not an image or a corrupted image.');
+  } finally {
+    // libvips may have started threads for this job's encodes: they are lowered now, not at the next job.
+    lowerVipsThreadPriority();
   }
 }
 

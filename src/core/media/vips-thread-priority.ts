@@ -14,20 +14,19 @@ export const VIPS_THREAD_NICENESS = 10;
 const VIPS_THREAD_NAME = 'libvips worker';
 
 const lowered = new Set<number>();
-let tasksSeen = 0;
+/** Threads already looked at (lowered or not libvips'): each thread's name is read once. */
+const seen = new Set<number>();
 let supported = process.platform === 'linux';
 
 /** Called before each image job: libvips starts its threads lazily, so new ones are looked for each time. */
 export function lowerVipsThreadPriority(): void {
   if (!supported) return;
   try {
-    const tasks = fs.readdirSync('/proc/self/task');
-    // No thread came or went since the last look: nothing new to lower (the common case costs one readdir).
-    if (tasks.length === tasksSeen) return;
-    tasksSeen = tasks.length;
-    for (const task of tasks) {
+    // The common case, no new thread, costs one readdir of a few dozen entries.
+    for (const task of fs.readdirSync('/proc/self/task')) {
       const tid = Number(task);
-      if (lowered.has(tid)) continue;
+      if (seen.has(tid)) continue;
+      seen.add(tid);
       const name = fs.readFileSync(`/proc/self/task/${task}/comm`, 'utf8').trim();
       if (name !== VIPS_THREAD_NAME) continue;
       os.setPriority(tid, VIPS_THREAD_NICENESS);
