@@ -25,7 +25,8 @@ DB_CASES.push((await import('./cases/messages-communities.js')).messagesCommunit
 DB_CASES.push((await import('./cases/marketplace.js')).marketplaceCase);
 DB_CASES.push((await import('./cases/sync.js')).syncCase);
 DB_CASES.push((await import('./cases/display.js')).displayCase);
-const ALL = [...DB_CASES.map((c) => c.name), 'kernel', 'adapters', 'realtime', 'startup', 'embedded'];
+DB_CASES.push((await import('./cases/community-fanout.js')).communityFanoutCase);
+const ALL = [...DB_CASES.map((c) => c.name), 'kernel', 'adapters', 'realtime', 'media', 'startup', 'embedded'];
 const RESULTS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'results');
 
 const numberFlag = (argv: string[], name: string): number | null => {
@@ -104,6 +105,14 @@ async function main() {
     const result = await runRealtime(opts);
     console.log(formatRealtime(result, opts));
     console.log(`  results: ${await writeResults('realtime', result.rows, { ...opts, memoryPerIdleSocket: result.memory })}`);
+  }
+  if (names.includes('media')) {
+    const argv = process.argv.slice(2);
+    const { runMedia, formatMedia } = await import('./media.js');
+    const opts = { uploads: numberFlag(argv, 'uploads') ?? 60, concurrency: numberFlag(argv, 'concurrency') ?? 20 };
+    const result = await runMedia(opts);
+    console.log(formatMedia(result, opts));
+    console.log(`  results: ${await writeResults('media', result.rows, { ...opts, imageBytes: result.imageBytes })}`);
   }
   // Last, with the benchmark server stopped: the start-up runs must not share the CPU with it.
   if (names.includes('startup')) {

@@ -12,6 +12,7 @@ console.log(
       maxConnectionsPerIp: config.SOCKET_MAX_CONNECTIONS_PER_IP,
       eventsPerSecond: config.SOCKET_EVENTS_PER_SECOND,
       maxPayloadBytes: config.SOCKET_MAX_PAYLOAD_BYTES,
+      maxSubscriptions: config.SOCKET_MAX_SUBSCRIPTIONS,
     },
     { readsPerMinute: config.RATE_LIMIT_DEFAULT_READS_PER_MINUTE, writesPerMinute: config.RATE_LIMIT_DEFAULT_WRITES_PER_MINUTE },
   ),

@@ -13,6 +13,7 @@ import type { Operation } from './core/operation.js';
 import { startJobs, type Jobs } from './jobs/index.js';
 import type { EmbeddedDatabase } from './platform/embedded-db.js';
 import { bootstrapAdmin } from './modules/accounts/admin-bootstrap.js';
+import { stopCommunityFanoutWorker } from './modules/posts/community-fanout.worker.js';
 import { listeningBaseUrl, setServerBaseUrl } from './core/server-base-url.js';
 import { configureTrustedProxies } from './core/client-address.js';
 
@@ -81,6 +82,8 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
       // This node's sockets only: with the Redis adapter a plain disconnectSockets closes every node's sockets.
       realtime.local.disconnectSockets(true);
       await Promise.all([web.drain(config.SHUTDOWN_GRACE_MS), realtime.close().catch(() => undefined)]);
+      // A fan-out stops after its current batch; the rest of it stays queued in the database for the job.
+      await stopCommunityFanoutWorker();
       await stopPlatform();
     })());
 

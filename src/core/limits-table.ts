@@ -10,6 +10,7 @@ export interface SocketLimits {
   maxConnectionsPerIp: number;
   eventsPerSecond: number;
   maxPayloadBytes: number;
+  maxSubscriptions: number;
 }
 
 export function limitsTable(operations: readonly Operation[], socket: SocketLimits, defaults: DefaultRateLimits = DEFAULT_RATE_LIMITS): string {
@@ -23,6 +24,7 @@ export function limitsTable(operations: readonly Operation[], socket: SocketLimi
   lines.push(`| connections per user | ${socket.maxConnectionsPerUser} | \`SOCKET_MAX_CONNECTIONS_PER_USER\` | \`connect_error\` "Too many connections for this user (at most ${socket.maxConnectionsPerUser})." |`);
   lines.push(`| connections per IP | ${socket.maxConnectionsPerIp} | \`SOCKET_MAX_CONNECTIONS_PER_IP\` | \`connect_error\` "Too many connections from this address (at most ${socket.maxConnectionsPerIp})." |`);
   lines.push(`| events per second per socket | ${socket.eventsPerSecond} | \`SOCKET_EVENTS_PER_SECOND\` (lifted by \`RATE_LIMITS=off\`) | ack \`{status: 429, body: {detail: 'Request was throttled. Expected available in 1 second.'}}\`; the event is not run |`);
+  lines.push(`| subscriptions per socket | ${socket.maxSubscriptions} | \`SOCKET_MAX_SUBSCRIPTIONS\` | ack \`{status: 429, body: {detail: 'Too many subscriptions on this connection (at most ${socket.maxSubscriptions}): unsubscribe from one first.'}}\`; a room already held takes no second slot |`);
   lines.push(`| message size | ${socket.maxPayloadBytes} bytes | \`SOCKET_MAX_PAYLOAD_BYTES\` | Socket.IO's \`maxHttpBufferSize\`: the connection is closed (reason \`transport close\`) |`);
   return lines.join('\n');
 }

@@ -51,6 +51,7 @@ const NOT_AN_IMAGE = 'Upload a valid image. The file you uploaded was either not
 export const zImageFile = () =>
   z
     .custom<UploadedFile>(isUploadedFile, 'The submitted data was not a file.')
+    .describe('An image file: JPEG, PNG, WebP or GIF by its bytes, at most 10 MB and 100 megapixels; decoded and written anew (see Media in the API description)')
     .refine((f) => f.buffer.length <= IMAGE_MAX_BYTES, 'The image is larger than 10 MB.')
     .refine((f) => detectImageType(f.buffer) !== null, NOT_AN_IMAGE)
     .transform(async (f, ctx): Promise<ProcessedImage> => {
@@ -67,6 +68,7 @@ export const zImageFile = () =>
 export const zAudioFile = () =>
   z
     .custom<UploadedFile>(isUploadedFile, 'The submitted data was not a file.')
+    .describe('An audio file: MP3, M4A/AAC, OGG, WAV or WebM by its bytes, at most 25 MB; identifying tags removed (see Media in the API description)')
     .refine((f) => f.buffer.length <= AUDIO_MAX_BYTES, 'The audio file is larger than 25 MB.')
     .refine((f) => detectAudioType(f.buffer) !== null, 'Upload a valid audio file (MP3, M4A/AAC, OGG, WAV or WebM).')
     .transform((f): ProcessedAudio => stripAudioTags(f.buffer, detectAudioType(f.buffer)!));

@@ -26,7 +26,8 @@ export function mediaFiles(root: string): Router {
     res.set(MEDIA_SECURITY_HEADERS);
     if (req.method !== 'GET' && req.method !== 'HEAD') return void res.status(405).set('Allow', 'GET, HEAD').json({ detail: `Method "${req.method}" not allowed.` });
     // Only names this service writes are served; the check reads the decoded path, as the static handler will.
-    if (!servedType(decodePath(req.path))) return void res.status(404).json({ detail: 'Not found.' });
+    const file = decodePath(req.path);
+    if (!servedType(file) || file.includes('\0')) return void res.status(404).json({ detail: 'Not found.' });
     next();
   });
   router.use(

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Operation } from '../core/operation.js';
 import { zBadRequest, zDetailError } from '../core/response-schemas.js';
+import { MEDIA_RULES_FOR_CLIENTS } from '../core/media/media-names.js';
 import { effectiveRateLimits } from '../core/operation-limits.js';
 
 /**
@@ -31,7 +32,12 @@ export function openApiDocument(operations: readonly Operation[], serverUrl?: st
       const content: Record<string, unknown> = { 'application/json': { schema: bodySchema } };
       if (fileFields.length) {
         const multipartProps = { ...rest };
-        for (const f of fileFields) multipartProps[f.name] = f.maxCount === 1 ? { type: 'string', format: 'binary' } : { type: 'array', items: { type: 'string', format: 'binary' } };
+        for (const f of fileFields) {
+          // The field's own description (core/uploads.ts: what is accepted and what is done to it) stays with it.
+          const description = (rest[f.name] as { description?: string } | undefined)?.description;
+          const file = { type: 'string', format: 'binary', ...(description ? { description } : {}) };
+          multipartProps[f.name] = f.maxCount === 1 ? file : { type: 'array', items: file, maxItems: f.maxCount };
+        }
         content['multipart/form-data'] = { schema: { ...bodySchema, properties: multipartProps } };
       }
       requestBody = { required: bodySchema.required.length > 0, content };
@@ -60,7 +66,7 @@ export function openApiDocument(operations: readonly Operation[], serverUrl?: st
   }
   return {
     openapi: '3.1.0',
-    info: { title: 'Hyperlocal social and local commerce API', version: '1.0.0' },
+    info: { title: 'Hyperlocal social and local commerce API', version: '1.0.0', description: MEDIA_RULES_FOR_CLIENTS },
     ...(serverUrl ? { servers: [{ url: serverUrl }] } : {}),
     components: { schemas, securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
     paths,

@@ -5,6 +5,8 @@ import { boundaryRecalculationJob } from '../modules/locations/boundary.job.js';
 import { expiredPasswordResetsJob, expiredRevokedRefreshTokensJob } from '../modules/accounts/cleanup.job.js';
 import { pollExpiryJob } from '../modules/posts/poll-expiry.job.js';
 import { viewCooldownCleanupJob } from '../modules/posts/view-cleanup.job.js';
+import { popularLocationsRefreshJob } from '../modules/posts/popular-locations.job.js';
+import { communityFanoutRecoveryJob } from '../modules/posts/community-fanout.job.js';
 import { expiredDeletionsJob } from '../modules/deletions/cleanup.job.js';
 
 /**
@@ -19,7 +21,7 @@ export interface JobDefinition {
   run: () => Promise<unknown>;
 }
 
-export const JOBS: JobDefinition[] = [boundaryRecalculationJob, expiredPasswordResetsJob, expiredRevokedRefreshTokensJob, pollExpiryJob, viewCooldownCleanupJob, expiredDeletionsJob];
+export const JOBS: JobDefinition[] = [boundaryRecalculationJob, expiredPasswordResetsJob, expiredRevokedRefreshTokensJob, pollExpiryJob, viewCooldownCleanupJob, popularLocationsRefreshJob, communityFanoutRecoveryJob, expiredDeletionsJob];
 
 export interface Jobs {
   stop(): void;

@@ -10,4 +10,5 @@ export * from './messages.js';
 export * from './stores.js';
 export * from './products.js';
 export * from './orders.js';
+export * from './community-post-fanouts.js';
 export * from './deletions.js';

@@ -82,6 +82,8 @@ const schema = z.object({
   SOCKET_MAX_CONNECTIONS_PER_IP: z.coerce.number().int().positive().default(500),
   /** Events one socket may send per second; beyond, an event is answered 429 (and not run). */
   SOCKET_EVENTS_PER_SECOND: z.coerce.number().int().positive().default(20),
+  /** Channel subscriptions (`subscribe`) one socket may hold at once (DESIGN.md section 5); one more is acked 429. */
+  SOCKET_MAX_SUBSCRIPTIONS: z.coerce.number().int().positive().default(100),
   /** Largest Socket.IO message (maxHttpBufferSize); a larger one closes the connection (Engine.IO's rule). */
   SOCKET_MAX_PAYLOAD_BYTES: z.coerce.number().int().positive().default(1_000_000),
   /** Units of one product that one buyer's pending orders may hold together (DESIGN.md section 8); beyond: 400 on `quantity`. */

@@ -108,7 +108,7 @@ const options = JSON.parse(process.argv[2] ?? '{}') as EmbeddedDbProcessOptions;
 try {
   const socketDir = await start(options);
   // From the process's birth, so node's and tsx's start-up and the imports count too.
-  await send({ type: 'ready', socketDir, ms: Math.round(process.uptime() * 1000), pid: process.pid });
+  await send({ type: 'ready', socketDir, ms: Math.round(process.uptime() * 1000), pid: process.pid, lock: lock!.mode });
   // The parent may have gone while we were starting.
   if (!process.connected) await stop(0);
 } catch (err) {

@@ -1,3 +1,5 @@
+import type { DataDirLockMode } from './data-dir-lock.js';
+
 /**
  * What startEmbeddedDatabase (the app's process) and embedded-db-process.ts (the database's process)
  * say to each other over the IPC channel of `child_process.fork`.
@@ -12,7 +14,7 @@ export interface EmbeddedDbProcessOptions {
 export type ToDatabaseProcess = { type: 'stop' };
 
 export type FromDatabaseProcess =
-  | { type: 'ready'; socketDir: string; ms: number; pid: number }
+  | { type: 'ready'; socketDir: string; ms: number; pid: number; lock: DataDirLockMode }
   | { type: 'failed'; message: string }
   | { type: 'stopped' };
 

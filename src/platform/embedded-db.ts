@@ -11,8 +11,9 @@
 //   More pool connections therefore buy no parallelism, only shared-state surprises and deadlocks (code in a
 //   transaction that queries through another client waits forever). Hence the pool in embedded mode has
 //   `max: 1`, and code inside a transaction uses only the transaction's client.
-// - PGlite has no lock of its own on its data dir; the database process takes `<dataDir>.lock` (pid inside; dataDir's real path)
-//   so a second process on the same dir is refused at once (data-dir-lock.ts).
+// - PGlite has no lock of its own on its data dir; the database process takes `<dataDir>.lock` (dataDir's real
+//   path) so a second process on the same dir is refused at once, and the lock dies with the process (a kernel
+//   flock, else a holder named by pid and start time: data-dir-lock.ts).
 // - The socket is `.s.PGSQL.5432` in the data dir's parent (DATA_DIR for `npm start`), mode 0600; when that
 //   path is too long for a unix socket (108 bytes) it goes to a private 0700 directory under os.tmpdir().
 import path from 'node:path';
@@ -81,7 +82,7 @@ export async function startEmbeddedDatabase(opts: { dataDir: string }, logger?: 
   unrefChannel(child);
 
   const connectionString = `postgres://postgres@localhost/postgres?host=${encodeURIComponent(ready.socketDir)}`;
-  logger?.info({ dataDir, socketDir: ready.socketDir, pid: ready.pid, ms: ready.ms }, 'embedded database ready');
+  logger?.info({ dataDir, socketDir: ready.socketDir, pid: ready.pid, ms: ready.ms, lock: ready.lock }, 'embedded database ready');
 
   return {
     connectionString,

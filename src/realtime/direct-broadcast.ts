@@ -1,5 +1,6 @@
 import type { Server, Socket } from 'socket.io';
 import type { Socket as NetSocket } from 'node:net';
+import { installedSocketLibraryVersions, uncheckedSocketLibraries, type SocketLibraryVersions } from './socket-library-versions.js';
 
 /**
  * Direct broadcast writes: a broadcast frame goes straight to the socket's TCP connection when nothing can be
@@ -56,10 +57,16 @@ import type { Socket as NetSocket } from 'node:net';
  * server with a 'packetCreate' or 'flush' listener (a tool observing packets) takes the library's path. 'drain'
  * is not kept: the connection's `close()` waits for it only with a non-empty `writeBuffer`, where we do not write.
  *
+ * Guards. The four libraries are pinned exactly in package.json, and the versions loaded are checked at start
+ * (socket-library-versions.ts): on any other version the direct write is not installed at all, with one log line.
+ * Should reading a private field throw all the same, that write and every later one of the server take the
+ * library's path (logged once); a field that changed meaning without throwing is what the version check is for.
+ *
  * When it can go. When Socket.IO's own broadcast write costs about the same per socket (an engine.io fast path
  * for pre-encoded frames, or a benchmark showing the difference gone), or on upgrading socket.io, engine.io or
  * ws past the versions above, re-check every claim here against their sources and drop this file if one no
- * longer holds; `tests/api/realtime-direct-broadcast.test.ts` checks the order and the fallbacks.
+ * longer holds; `tests/api/realtime-direct-broadcast.test.ts` checks the order and the fallbacks, and
+ * `realtime-direct-broadcast-guards.test.ts` the guards.
  */
 
 /** What the broadcasts of one server wrote: straight to the connection, or through the library's path. */
@@ -103,25 +110,56 @@ const SENDER_DEFAULT = 0;
 /** The frame as one buffer, made on the broadcast's first direct write and shared by its other targets. */
 const frameBytes = Symbol('frameBytes');
 const counts = new WeakMap<Server, BroadcastWriteCounts>();
+const installedOn = new WeakMap<Server, { on: boolean }>();
 
-/** Installs the direct write on every connection of `io`; returns the counts of what its broadcasts wrote. */
-export function directBroadcastWrites(io: Server): BroadcastWriteCounts {
+export interface DirectBroadcastOptions {
+  /** Where the fast path says why it is off. */
+  log: { warn(obj: object, msg: string): void };
+  /** The socket libraries' versions as loaded (read from their package.json files when absent); tests pass others. */
+  libraryVersions?: SocketLibraryVersions;
+}
+
+/**
+ * Installs the direct write on every connection of `io` when the socket libraries are the checked versions;
+ * returns the counts of what its broadcasts wrote (both stay 0 when it is off).
+ */
+export function directBroadcastWrites(io: Server, options: DirectBroadcastOptions): BroadcastWriteCounts {
   const written: BroadcastWriteCounts = { direct: 0, library: 0 };
   counts.set(io, written);
+  const unchecked = uncheckedSocketLibraries(options.libraryVersions ?? installedSocketLibraryVersions());
+  const state = { on: unchecked.length === 0 };
+  installedOn.set(io, state);
+  if (!state.on) {
+    options.log.warn({ unchecked }, 'direct broadcast writes are off: socket library versions differ from the ones their internals were checked against');
+    return written;
+  }
   let libraryWrite: EngineClient['writeToEngine'] | null = null;
 
   // One function per server, shared by its clients (no closure per connection); `this` is the client.
   function directWriteToEngine(this: EngineClient, encodedPackets: unknown, opts: PacketOptions): void {
     if (opts.wsPreEncodedFrame !== undefined) {
-      const tcp = directTarget(this.conn);
-      if (tcp) {
-        tcp.write((opts[frameBytes] ??= Buffer.concat(opts.wsPreEncodedFrame)));
+      const frame = state.on ? directFrame(this.conn, opts) : null;
+      if (frame) {
+        frame.tcp.write(frame.bytes);
         written.direct++;
         return;
       }
       written.library++;
     }
     libraryWrite!.call(this, encodedPackets, opts);
+  }
+
+  /** The connection and the frame's bytes when the frame may be written straight to it; null: the library's path. */
+  function directFrame(conn: EngineConnection, opts: PacketOptions): { tcp: NetSocket; bytes: Buffer } | null {
+    try {
+      const tcp = directTarget(conn);
+      return tcp && { tcp, bytes: (opts[frameBytes] ??= Buffer.concat(opts.wsPreEncodedFrame!)) };
+    } catch (err) {
+      // A private field is not what it was: nothing was written yet, so the library's write is safe, from now on.
+      state.on = false;
+      options.log.warn({ err }, "direct broadcast writes are off: reading the socket libraries' internals failed");
+      return null;
+    }
   }
 
   io.on('connection', (socket: Socket) => {
@@ -136,6 +174,11 @@ export function directBroadcastWrites(io: Server): BroadcastWriteCounts {
 /** The counts of `io`'s broadcast writes, when direct writes are installed on it. */
 export function broadcastWriteCounts(io: Server): BroadcastWriteCounts | undefined {
   return counts.get(io);
+}
+
+/** Whether `io`'s broadcasts may still take the direct write (off on other library versions or after a failed read). */
+export function directBroadcastWritesOn(io: Server): boolean {
+  return installedOn.get(io)?.on ?? false;
 }
 
 /** The connection's `net.Socket` when a frame written to it now comes after everything sent before (see above). */

@@ -23,7 +23,7 @@ const NOT_FOUND: Result = { status: 404, body: { detail: MESSAGES.notFound } };
  * name is acked 404. It runs as a socket middleware that never passes the packet on, so no event name, not
  * even `error`, reaches the socket's EventEmitter.
  */
-export function createDispatcher(operations: readonly Operation[], runner: OperationRunner, deps: RealtimeDeps, limits: { eventsPerSecond: number; caps: ConnectionCaps }) {
+export function createDispatcher(operations: readonly Operation[], runner: OperationRunner, deps: RealtimeDeps, limits: { eventsPerSecond: number; maxSubscriptions: number; caps: ConnectionCaps }) {
   const { clock } = deps;
   const handlers = new Map<string, EventHandler>();
   for (const op of operations) {
@@ -41,7 +41,7 @@ export function createDispatcher(operations: readonly Operation[], runner: Opera
       return { status: result.status, body: result.body ?? null };
     });
   }
-  handlers.set('subscribe', (socket, input) => handleSubscribe(socket, input, () => callerContext(socket, clock)));
+  handlers.set('subscribe', (socket, input) => handleSubscribe(socket, input, () => callerContext(socket, clock), limits.maxSubscriptions));
   handlers.set('unsubscribe', (socket, input) => handleUnsubscribe(socket, input));
   handlers.set('auth:renew', (socket, input) => renewSession(socket, input, deps, limits.caps));
   handlers.set('typing', createTypingHandler(clock));

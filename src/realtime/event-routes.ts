@@ -42,6 +42,8 @@ export const domainEventRoutes: DomainEventRoutes = {
   'post.deleted': ({ io }, { postId, locationId, communityId }) => emitTo(io, [postRoom(postId), ...postHomeAudience(locationId, communityId)], 'post:deleted', { id: postId }),
   // No push: the posts module's stats coalescer turns bursts of these into at most one post.stats a second.
   'post.counters_changed': () => undefined,
+  // No push: the posts module's fan-out worker notifies the community's members, who hear notification:created.
+  'community_post.fanout_queued': () => undefined,
   'post.stats': ({ io }, { stats, locationId, communityId }) => emitTo(io, [postRoom(stats.post_id), ...postHomeAudience(locationId, communityId)], 'post:stats', stats),
   'comment.created': ({ io }, { postId, comment }) => io.to(postRoom(postId)).emit('comment:created', comment),
   'poll.updated': ({ io }, { postId, pollData }) => io.to(postRoom(postId)).emit('poll:updated', { post_id: postId, poll_data: pollData }),

@@ -2,6 +2,7 @@ import type http from 'node:http';
 import { Server, type Socket } from 'socket.io';
 import { clusterAdapter } from './adapter.js';
 import { directBroadcastWrites } from './direct-broadcast.js';
+import type { SocketLibraryVersions } from './socket-library-versions.js';
 import type { Operation } from '../core/operation.js';
 import type { OperationRunner } from '../core/run-operation.js';
 import { domainEvents } from '../core/events.js';
@@ -35,6 +36,8 @@ export interface RealtimeOptions {
   locationOf?: (userId: string) => Promise<string | null>;
   /** The token check of the handshake and auth:renew; tests hold it to put a race in a chosen order. */
   authenticate?: RealtimeDeps['authenticate'];
+  /** The socket libraries' versions as direct-broadcast.ts sees them (read from node_modules when absent); tests fake a mismatch. */
+  socketLibraryVersions?: SocketLibraryVersions;
 }
 
 export function createRealtimeServer(httpServer: http.Server, operations: readonly Operation[], runner: OperationRunner, options: RealtimeOptions = {}): Server {
@@ -52,7 +55,7 @@ export function createRealtimeServer(httpServer: http.Server, operations: readon
     maxHttpBufferSize: config.SOCKET_MAX_PAYLOAD_BYTES,
   });
   // A broadcast's frame goes straight to each connection that can take it (direct-broadcast.ts: why, and when it can go).
-  directBroadcastWrites(io);
+  directBroadcastWrites(io, { log: platform.log, libraryVersions: options.socketLibraryVersions });
 
   // Events emitted on one node reach sockets connected to every node.
   const adapter = platform.redis ? clusterAdapter(platform.redis, config.REDIS_ADAPTER, options.adapterKey) : null;
@@ -85,7 +88,7 @@ export function createRealtimeServer(httpServer: http.Server, operations: readon
   });
   // RATE_LIMITS=off (load tests, benchmarks) lifts the event budget with the operation limits; the caps stay.
   const eventsPerSecond = config.RATE_LIMITS === 'off' ? Number.POSITIVE_INFINITY : config.SOCKET_EVENTS_PER_SECOND;
-  const attachDispatcher = createDispatcher(operations, runner, deps, { eventsPerSecond, caps });
+  const attachDispatcher = createDispatcher(operations, runner, deps, { eventsPerSecond, maxSubscriptions: config.SOCKET_MAX_SUBSCRIPTIONS, caps });
 
   io.use(async (socket: AppSocket, next) => {
     socket.data.session = null;

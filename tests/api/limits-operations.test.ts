@@ -27,13 +27,14 @@ describe('every operation has an effective rate limit', () => {
       maxConnectionsPerIp: config.SOCKET_MAX_CONNECTIONS_PER_IP,
       eventsPerSecond: config.SOCKET_EVENTS_PER_SECOND,
       maxPayloadBytes: config.SOCKET_MAX_PAYLOAD_BYTES,
+      maxSubscriptions: config.SOCKET_MAX_SUBSCRIPTIONS,
     });
     for (const op of operations) {
       expect(table.split('\n').filter((line) => line.startsWith(`| \`${op.name}\` |`))).toHaveLength(effectiveRateLimits(op).length);
     }
     expect(table).toContain('| `users.profile` | `GET /api/users/profile/` | 600 per minute | user (IP when anonymous) | default |');
     expect(table).toContain('| `accounts.register` | `POST /api/auth/register/` | 20 per hour | IP | declared |');
-    for (const variable of ['SOCKET_MAX_CONNECTIONS_PER_USER', 'SOCKET_MAX_CONNECTIONS_PER_IP', 'SOCKET_EVENTS_PER_SECOND', 'SOCKET_MAX_PAYLOAD_BYTES']) expect(table).toContain(variable);
+    for (const variable of ['SOCKET_MAX_CONNECTIONS_PER_USER', 'SOCKET_MAX_CONNECTIONS_PER_IP', 'SOCKET_EVENTS_PER_SECOND', 'SOCKET_MAX_PAYLOAD_BYTES', 'SOCKET_MAX_SUBSCRIPTIONS']) expect(table).toContain(variable);
   });
 });
 

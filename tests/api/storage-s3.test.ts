@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import fs from 'node:fs/promises';
@@ -6,6 +7,8 @@ import S3rver from 's3rver';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 import { aUser } from '../builders/users.js';
 import { JPEG_1X1, PNG_1X1, imageShape } from '../helpers/images.js';
+import { sql } from '../helpers/sql.js';
+import { reprocessMedia } from '../../src/modules/media/reprocess.service.js';
 
 /**
  * Uploads on S3: a local S3-compatible server (s3rver, standing in for the outside world) and the app
@@ -70,5 +73,25 @@ describe('profile pictures stored on S3', () => {
     expect(await imageShape((await fetchBytes(second.body.banner)).bytes)).toEqual(await imageShape(JPEG_1X1));
     expect((await fetchBytes(first.body.profile_picture)).status).toBe(404);
     for (const size of [320, 1280]) expect((await fetchBytes(first.body.profile_picture.replace(/\.png$/, `.${size}.webp`))).status).toBe(404);
+  });
+});
+
+describe('media:reprocess on S3', () => {
+  test('when a picture stored by an older release under a client name is in the bucket, then it is rewritten under a new name with its type and caching, and the old object is deleted', async () => {
+    const { S3Client, PutObjectCommand } = await import('@aws-sdk/client-s3');
+    const client = new S3Client({ region: 'us-east-1', endpoint, forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' }, requestChecksumCalculation: 'WHEN_REQUIRED' });
+    const oldKey = `profile_pictures/${crypto.randomUUID()}.html`;
+    await client.send(new PutObjectCommand({ Bucket: BUCKET, Key: oldKey, Body: PNG_1X1, ContentType: 'text/html' }));
+    client.destroy();
+    const alice = await aUser(app);
+    await sql('UPDATE users SET profile_picture = $1 WHERE id = $2', [oldKey, alice.id]);
+
+    await reprocessMedia();
+
+    const [row] = await sql('SELECT profile_picture FROM users WHERE id = $1', [alice.id]);
+    expect(row.profile_picture).toMatch(/^profile_pictures\/[0-9a-f]{32}\.1x1\.[\w-]+\.png$/);
+    const stored = await fetchBytes(`${endpoint}/${BUCKET}/${row.profile_picture}`);
+    expect(stored).toMatchObject({ status: 200, type: 'image/png', cacheControl: 'public, max-age=31536000, immutable' });
+    expect((await fetchBytes(`${endpoint}/${BUCKET}/${oldKey}`)).status).toBe(404);
   });
 });

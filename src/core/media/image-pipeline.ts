@@ -1,6 +1,7 @@
 import sharp, { type Metadata, type OutputInfo, type Sharp, type SharpOptions } from 'sharp';
 import { rgbaToThumbHash } from 'thumbhash';
 import { IMAGE_TYPES, IMAGE_VARIANTS, type ImageType } from './media-names.js';
+import { lowerVipsThreadPriority } from './vips-thread-priority.js';
 
 /**
  * Every uploaded image is decoded and written anew (DESIGN.md section 8): what is stored is pixels we encoded, so
@@ -38,13 +39,14 @@ export interface ProcessedImage {
 
 const FORMATS: Record<string, ImageType> = { jpeg: 'image/jpeg', png: 'image/png', webp: 'image/webp', gif: 'image/gif' };
 
-/** Decoding options for untrusted input: pixel limit, no SVG or other loaders (the type was already checked). */
+/** Decoding options for untrusted input: the pixel limit, and a decoding error is an error (a truncated upload is refused). */
 const inputOptions = (extra: SharpOptions = {}): SharpOptions => ({ limitInputPixels: MAX_INPUT_PIXELS, failOn: 'error', ...extra });
 
 const capped = { width: MAX_SIDE, height: MAX_SIDE, fit: 'inside', withoutEnlargement: true } as const;
 
 /** `expected` is the type found by the upload check's magic bytes; the decoder must agree with it. */
 export async function processImage(input: Buffer, expected: ImageType): Promise<ProcessedImage> {
+  lowerVipsThreadPriority();
   const meta = await readHeader(input);
   const type = FORMATS[meta.format];
   if (type !== expected) throw new ImageRejected('Upload a valid image. The file you uploaded was either not an image or a corrupted image.');
@@ -57,6 +59,9 @@ export async function processImage(input: Buffer, expected: ImageType): Promise<
     if (err instanceof ImageRejected) throw err;
     if (err instanceof Error && /pixel limit/.test(err.message)) throw tooManyPixels();
     throw new ImageRejected('Upload a valid image. The file you uploaded was either not an image or a corrupted image.');
+  } finally {
+    // libvips may have started threads for this job's encodes: they are lowered now, not at the next job.
+    lowerVipsThreadPriority();
   }
 }
 

@@ -93,3 +93,23 @@ export function storedFilesOf(key: string): string[] {
 export function isCurrentMediaKey(key: string): boolean {
   return parseImageKey(key) !== null || /(?:^|\/)[0-9a-f]{32}\.(?:mp3|m4a|aac|ogg|wav|webm)$/.test(key);
 }
+
+/** The media rules as the OpenAPI document tells them to client authors (README "Media" says the same at length). */
+export const MEDIA_RULES_FOR_CLIENTS = [
+  '## Media',
+  'Uploads are multipart files: images (JPEG, PNG, WebP, GIF by their bytes; at most 10 MB and 100 megapixels) and audio',
+  '(MP3, M4A/AAC, OGG, WAV, WebM; at most 25 MB). Every image is decoded and written anew: no EXIF, XMP, IPTC or',
+  'comments survive, the camera orientation is applied, the longest side is at most 4096 px, colours are sRGB; animated',
+  'GIF and WebP stay animated (at most 100 frames). Audio keeps its bytes but loses ID3/APE tags (MP3), LIST/INFO and',
+  'bext chunks (WAV) and udta/meta boxes (M4A).',
+  '',
+  'Every image URL of the API is named `<folder>/<id>.<width>x<height>.<placeholder>.<ext>`: `width` and `height` are the',
+  'stored (upright) size, `placeholder` a ThumbHash (base64url) to paint before the bytes arrive. Beside it, replace the',
+  'extension with `320.webp` for a thumbnail (longest side at most 320 px) or `1280.webp` for the display size (at most',
+  '1280 px). Post media items and product images also give these as fields (`width`, `height`, `placeholder`,',
+  '`thumbnail`, `display`). A URL without that shape (stored before `media:reprocess`) has no variants.',
+  '',
+  'Files are served with their type from their bytes, `X-Content-Type-Options: nosniff`, `Content-Security-Policy:',
+  "default-src 'none'; sandbox`, `Cross-Origin-Resource-Policy: cross-origin`, `Cache-Control: public, max-age=31536000,",
+  'immutable` (names are never reused), an ETag, and `Range` support.',
+].join('\n');

@@ -94,10 +94,10 @@ export function missingPlacePage(theme: DisplayTheme): string {
 `;
 }
 
-/** The database is busy: the display's browser should try again shortly (Retry-After), not show a blank page. */
-export function unavailablePage(theme: DisplayTheme): string {
+/** The database is busy, or the address asked too often: the display's browser tries again after `retrySeconds`. */
+export function unavailablePage(theme: DisplayTheme, retrySeconds = 15): string {
   return `${head('Temporarily unavailable', theme)}
-<meta http-equiv="refresh" content="15">
+<meta http-equiv="refresh" content="${Math.max(1, Math.ceil(retrySeconds))}">
 </head>
 <body class="notice">
 <main class="notice__box">

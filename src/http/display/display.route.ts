@@ -7,7 +7,7 @@ import { isUuid } from '../../core/validation.js';
 import { isDatabaseTimeout } from '../../core/database-errors.js';
 import { serverBaseUrl } from '../../core/server-base-url.js';
 import { platform } from '../../platform/index.js';
-import { locationDetail } from '../../modules/locations/locations.service.js';
+import { placeSummary } from '../../modules/locations/place-summary.js';
 import { displayPage, missingPlacePage, unavailablePage, type DisplayTheme } from './display-page.js';
 import { qrCodeSvg } from './display-qr.js';
 
@@ -19,6 +19,13 @@ import { qrCodeSvg } from './display-qr.js';
  */
 const ASSETS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'assets');
 const SOCKET_IO_CLIENT_DIST = path.join(path.dirname(createRequire(import.meta.url).resolve('socket.io-client/package.json')), 'dist');
+
+/**
+ * Page loads and summary reads per client address, together: a screen loads the page once and reads the summary
+ * after each reconnection, so even a shop's twenty screens behind one address restarting at once stay far below it.
+ * It bounds what one address can make the place-summary cache read (every unknown id is a read of its own).
+ */
+export const DISPLAY_RATE_LIMIT = { points: 120, durationSeconds: 60 };
 
 export function displayRouter(): express.Router {
   const router = express.Router();
@@ -47,23 +54,25 @@ async function servePage(req: Request, res: Response): Promise<void> {
   const theme = themeOf(req.query.theme);
   setPageHeaders(req, res);
   const id = String(req.params.location_id);
+  const refusal = await displayThrottle(req);
+  if (refusal) return void res.status(429).set(refusal.headers).send(unavailablePage(theme, Number(refusal.headers['Retry-After'])));
   if (!isUuid(id)) return void res.status(404).send(missingPlacePage(theme));
-  let location;
+  let place;
   try {
-    location = await locationDetail(id.toLowerCase());
+    place = await placeSummary(id.toLowerCase());
   } catch (err) {
-    if (err instanceof AppError && err.status === 404) return void res.status(404).send(missingPlacePage(theme));
     if (isDatabaseTimeout(err)) return void res.status(503).setHeader('Retry-After', '15').send(unavailablePage(theme));
     throw err;
   }
-  const feedUrl = locationFeedUrl(location.id);
+  if (!place) return void res.status(404).send(missingPlacePage(theme));
+  const feedUrl = locationFeedUrl(place.id);
   res.send(
     displayPage({
-      locationId: location.id,
-      name: location.name,
-      members: location.total_users,
-      posts: location.post_count,
-      stores: location.store_count,
+      locationId: place.id,
+      name: place.name,
+      members: place.total_users,
+      posts: place.post_count,
+      stores: place.store_count,
       feedUrl,
       qrSvg: await qrCodeSvg(feedUrl),
       theme,
@@ -79,14 +88,28 @@ async function servePage(req: Request, res: Response): Promise<void> {
 async function serveSummary(req: Request, res: Response): Promise<void> {
   res.setHeader('Cache-Control', 'no-store');
   res.setHeader('X-Content-Type-Options', 'nosniff');
+  const refusal = await displayThrottle(req);
+  if (refusal) return void res.status(429).set(refusal.headers).json(refusal.body);
   const id = String(req.params.location_id);
   if (!isUuid(id)) return void res.status(404).json({ detail: 'Not found.' });
+  let place;
   try {
-    const location = await locationDetail(id.toLowerCase());
-    res.json({ id: location.id, name: location.name, total_users: location.total_users, post_count: location.post_count, store_count: location.store_count });
+    place = await placeSummary(id.toLowerCase());
   } catch (err) {
-    if (err instanceof AppError && err.status === 404) return void res.status(404).json({ detail: 'Not found.' });
     if (isDatabaseTimeout(err)) return void res.status(503).setHeader('Retry-After', '15').json({ detail: 'Service temporarily unavailable, try again later.' });
+    throw err;
+  }
+  if (!place) return void res.status(404).json({ detail: 'Not found.' });
+  res.json(place);
+}
+
+/** Count one display request of the caller's address: null when admitted, else the 429 (its body and Retry-After). */
+async function displayThrottle(req: Request): Promise<AppError | null> {
+  try {
+    await platform.rateLimits.consume('display', req.ip ?? '', DISPLAY_RATE_LIMIT.points, DISPLAY_RATE_LIMIT.durationSeconds);
+    return null;
+  } catch (err) {
+    if (err instanceof AppError && err.status === 429) return err;
     throw err;
   }
 }

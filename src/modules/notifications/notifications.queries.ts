@@ -1,4 +1,4 @@
-import { and, desc, eq, inArray, sql } from 'drizzle-orm';
+import { and, desc, eq, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import { platform } from '../../platform/index.js';
 import { currentDb, type DbOrTx } from '../../platform/db.js';
@@ -30,10 +30,13 @@ export async function findNotification(id: string, db: DbOrTx = currentDb()): Pr
   return row ? toNotification(row) : null;
 }
 
-/** Several notifications with their actors, in one query (any order). */
+/**
+ * Several notifications with their actors, in one query (any order). The ids travel as one array parameter:
+ * a list of one parameter per id fails past 65,535 ids (the protocol's limit) and is planned anew for each length.
+ */
 export async function findNotificationsByIds(ids: string[], db: DbOrTx = currentDb()): Promise<NotificationWithActor[]> {
   if (!ids.length) return [];
-  return (await selectWithActor(db).where(inArray(notifications.id, ids))).map(toNotification);
+  return (await selectWithActor(db).where(sql`${notifications.id} = ANY(${sql.param(ids)}::uuid[])`)).map(toNotification);
 }
 
 export async function listNotifications(userId: string, limit: number, offset: number): Promise<{ count: number; rows: NotificationWithActor[] }> {

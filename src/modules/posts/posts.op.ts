@@ -7,13 +7,16 @@ import { POST_TYPES } from '../../models/index.js';
 import { createPost } from './create.service.js';
 import { votePoll } from './polls.service.js';
 import { togglePostBookmark, togglePostLike } from './reactions.service.js';
-import { deletePost, getPost, popularLocations, reactedPosts, userAnalytics } from './posts.service.js';
+import { deletePost, getPost, reactedPosts, userAnalytics } from './posts.service.js';
+import { popularLocations } from './popular-locations.js';
 import { trackView } from './views.service.js';
 import { zPollData, zPostBody } from './posts.serializer.js';
 import { startStatsCoalescer } from './stats-coalescer.js';
+import { startCommunityFanoutWorker } from './community-fanout.worker.js';
 import './posts.channel.js';
 
 startStatsCoalescer();
+startCommunityFanoutWorker();
 
 /** Text of posts and comments (DESIGN.md section 8). */
 export const TEXT_MAX = 5000;
@@ -238,7 +241,7 @@ export const popularLocationsOp = defineOperation({
   method: 'GET',
   path: '/api/feed/posts/popular_locations/',
   auth: 'optional',
-  summary: 'The 20 locations with the most posts',
+  summary: 'The 20 locations with the most posts, counted every minute',
   tags: ['posts'],
   input: z.object({}),
   rateLimits: [READ_LIMIT],

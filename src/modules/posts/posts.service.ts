@@ -61,16 +61,6 @@ async function countReactions(table: ReturnType<typeof sql.identifier>, userId: 
   return rows[0].n;
 }
 
-/** The 20 locations with the most posts. */
-export async function popularLocations() {
-  const { rows } = await platform.db.execute<{ id: string; name: string; post_count: number; country: string | null; state: string | null; city: string | null; neighbourhood: string | null }>(sql`
-    SELECT l.id, l.name, c.post_count, l.country, l.state, l.city, l.neighbourhood
-    FROM (SELECT location_id, count(*)::int AS post_count FROM posts WHERE location_id IS NOT NULL GROUP BY location_id ORDER BY count(*) DESC, location_id LIMIT 20) c
-    JOIN locations l ON l.id = c.location_id
-    ORDER BY c.post_count DESC, l.id`);
-  return { count: rows.length, locations: rows };
-}
-
 const twoDecimals = (x: number) => Math.round(x * 100) / 100;
 
 /**

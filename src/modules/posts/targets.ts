@@ -3,7 +3,7 @@ import type { PendingEvents } from '../../core/events.js';
 import { AppError, fieldError } from '../../core/errors.js';
 import type { Tx } from '../../platform/db.js';
 import type { PostType } from '../../models/index.js';
-import { notifyMany } from '../notifications/notifications.service.js';
+import { queueCommunityPostFanout } from './community-fanout.service.js';
 import { isCommunityMember, loadCommunitySummaries } from '../communities/summaries.js';
 import { loadProductSummaries, loadStoreSummaries } from '../stores/summaries.js';
 
@@ -56,8 +56,9 @@ export async function checkShareTarget(input: { post_type: PostType; shared_prod
 
 /**
  * In the post's transaction: the community's `posts_count` moves (its row lock also orders this post after a
- * concurrent leave, so membership is checked again under it), and every other member is told `new_post`
- * with one set-based notifyMany.
+ * concurrent leave, so membership is checked again under it), and the `new_post` fan-out to every other member
+ * is queued as one outbox row, written to the members after the commit (community-fanout.service.ts): the post
+ * neither holds the community's lock nor grows with its audience.
  */
 export async function onCommunityPostCreated(
   tx: Tx,
@@ -68,13 +69,10 @@ export async function onCommunityPostCreated(
     UPDATE communities SET posts_count = posts_count + 1 WHERE id = ${post.communityId}::uuid RETURNING name`);
   if (!rows.length) throw fieldError('community_id', 'Community not found.');
   if (!(await isCommunityMember(post.communityId, post.actorId))) throw membershipRequired(post.communityId);
-  const { rows: members } = await tx.execute<{ user_id: string }>(sql`
-    SELECT user_id FROM community_members WHERE community_id = ${post.communityId}::uuid AND user_id <> ${post.actorId}::uuid`);
-  await notifyMany(tx, events, members.map((m) => m.user_id), {
+  await queueCommunityPostFanout(tx, events, {
+    postId: post.postId,
+    communityId: post.communityId,
     actorId: post.actorId,
-    type: 'new_post',
-    targetType: 'Post',
-    targetId: post.postId,
     message: `${post.actorUsername} posted in ${rows[0].name}`,
   });
 }

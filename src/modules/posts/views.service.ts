@@ -8,7 +8,8 @@ import './posts.events.js';
 
 /**
  * `track_view` with a 30-minute cooldown per (viewer, post) (DESIGN.md section 8). A viewer is the user, or
- * for an anonymous caller a hash of client IP and user agent (never stored in the clear). The cooldown row is
+ * for an anonymous caller the client address alone, as a keyed hash (never stored in the clear): the user agent is
+ * the caller's to choose, so counting it would let one address buy a view per agent string. The cooldown row is
  * claimed with one INSERT ... ON CONFLICT DO UPDATE ... WHERE older than the cooldown, so two concurrent
  * views of one viewer count once; a counted view is written to the history (`post_views`, for analytics)
  * and `views_count` moves by a single-statement increment in the same transaction.
@@ -25,9 +26,10 @@ export type TrackViewAnswer =
   | { message: string; view_recorded: true; views_count: number }
   | { message: string; view_recorded: false; views_count: number; cooldown_remaining_seconds: number };
 
-export function viewerKey(ctx: Pick<RequestContext, 'user' | 'ip' | 'userAgent'>): string {
+export function viewerKey(ctx: Pick<RequestContext, 'user' | 'ip'>): string {
   if (ctx.user) return `user:${ctx.user.id}`;
-  return `anon:${crypto.createHash('sha256').update(`${ctx.ip}\n${ctx.userAgent}`).digest('base64url')}`;
+  // Keyed: a plain hash of an IPv4 address is reversed by trying all 2^32 of them.
+  return `anon:${crypto.createHmac('sha256', platform.jwtKey).update(`post-viewer:${ctx.ip}`).digest('base64url')}`;
 }
 
 export async function trackView(ctx: RequestContext, input: TrackViewInput): Promise<TrackViewAnswer> {

@@ -258,7 +258,7 @@ function renderPost(post) {
 
   if (post.media?.length) {
     const images = h('div', 'post__images');
-    for (const m of post.media.slice(0, 4)) images.append(img(m.file, ''));
+    for (const m of post.media.slice(0, 4)) images.append(img(m.display ?? m.file, ''));
     el.append(images);
   }
   if (post.poll_data) {
@@ -307,7 +307,7 @@ function renderAudio(audio) {
 function renderProductShare(product) {
   const box = h('figure', 'share share--product');
   const picture = product.images?.[0]?.url ?? product.images?.[0]?.image;
-  if (picture) box.append(img(picture, 'share__image'));
+  if (picture) box.append(img(thumbnail(picture), 'share__image'));
   const body = h('figcaption', 'share__body');
   body.append(h('span', 'share__name', product.name ?? 'A product'));
   if (product.price) body.append(h('span', 'share__price', product.price));
@@ -318,7 +318,7 @@ function renderProductShare(product) {
 
 function renderStoreShare(store) {
   const box = h('figure', 'share share--store');
-  if (store.logo) box.append(img(store.logo, 'share__image'));
+  if (store.logo) box.append(img(thumbnail(store.logo), 'share__image'));
   const body = h('figcaption', 'share__body');
   body.append(h('span', 'share__name', store.name ?? 'A shop'));
   if (store.description) body.append(h('span', 'share__note', store.description));
@@ -328,7 +328,7 @@ function renderStoreShare(store) {
 
 function renderCommunityShare(community) {
   const box = h('figure', 'share share--community');
-  if (community.avatar) box.append(img(community.avatar, 'share__image'));
+  if (community.avatar) box.append(img(thumbnail(community.avatar), 'share__image'));
   const body = h('figcaption', 'share__body');
   body.append(h('span', 'share__name', community.name ?? 'A community'));
   if (community.description) body.append(h('span', 'share__note', community.description));
@@ -358,7 +358,7 @@ function setStat(postEl, kind, value, changed) {
 }
 
 function avatar(user) {
-  if (user.profile_picture) return img(user.profile_picture, 'avatar');
+  if (user.profile_picture) return img(thumbnail(user.profile_picture), 'avatar');
   const name = (user.display_name || user.username || '?').trim();
   return h('span', 'avatar', [...name][0]?.toUpperCase() ?? '?');
 }
@@ -394,7 +394,7 @@ function fillMarket(kind, items, describe) {
       const [picture, name, note] = describe(item);
       const li = h('li', 'market__item');
       li.dataset.id = item.id;
-      li.append(picture ? img(picture, 'market__image') : h('span', 'market__image'));
+      li.append(picture ? img(thumbnail(picture), 'market__image') : h('span', 'market__image'));
       const text = h('span', 'market__text');
       text.append(h('span', 'market__name', name), h('span', 'market__note', note));
       li.append(text);
@@ -447,6 +447,17 @@ function h(tag, className, text) {
   if (className) el.className = className;
   if (text !== undefined && text !== null) el.textContent = String(text);
   return el;
+}
+
+/**
+ * Images are shown from their WebP variants (README "Media"): a screen never downloads a 12-megapixel original.
+ * Avatars, logos and share pictures use the 320 px thumbnail; a post's own pictures use the 1280 px display size
+ * (given on each media item). An image an older release stored has no variants and is shown as it is.
+ */
+const VARIANT_NAME = /(\/[0-9a-f]{32}\.\d+x\d+\.[\w-]+)\.(?:jpg|png|webp|gif)$/;
+
+function thumbnail(src) {
+  return typeof src === 'string' ? src.replace(VARIANT_NAME, '$1.320.webp') : src;
 }
 
 function img(src, className) {

@@ -1,0 +1,163 @@
+/**
+ * `npm run bench -- media [--uploads=60] [--concurrency=20]`: a flood of 12-megapixel JPEG uploads
+ * (PATCH /api/users/profile/ with a profile_picture, one user per concurrent client: a user may have 2 uploads in
+ * flight) against the same image work done by sharp alone in a bare script (bench/media-bare.ts), in the same run:
+ * the bare script before and after the service, their mean the baseline.
+ * Reported: uploads per second and the ratio to bare sharp; GET /health latency (one probe at a time, every 20 ms)
+ * during the flood; the service process's peak RSS (VmHWM) and its RSS before the flood; any answer but 200.
+ */
+import { fork, spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { twelveMegapixelJpeg } from './media-fixture.js';
+import { percentile } from './lib/stats.js';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+
+export interface MediaOptions {
+  uploads: number;
+  concurrency: number;
+}
+
+export interface MediaRow {
+  what: string;
+  uploadsPerSecond: number;
+  ratioToBare?: number;
+  healthP50Ms?: number;
+  healthP99Ms?: number;
+  healthMaxMs?: number;
+  rssBeforeMb?: number;
+  rssPeakMb: number;
+  statuses?: Record<string, number>;
+}
+
+const procStatus = async (pid: number, field: 'VmHWM' | 'VmRSS'): Promise<number> => {
+  const text = await fs.readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
+  const kb = Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(text)?.[1] ?? 0);
+  return kb / 1024;
+};
+
+/** Peak RSS of a child while it runs: the kernel's own high-water mark, read until it exits. */
+function watchPeak(child: ChildProcess): { peak: () => number } {
+  let peak = 0;
+  const timer = setInterval(() => void procStatus(child.pid!, 'VmHWM').then((mb) => (peak = Math.max(peak, mb))), 100);
+  child.once('exit', () => clearInterval(timer));
+  return { peak: () => peak };
+}
+
+async function runBare(file: string, opts: MediaOptions): Promise<MediaRow> {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(here, 'media-bare.ts'), file, String(opts.uploads), String(opts.concurrency)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const watch = watchPeak(child);
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  await new Promise((resolve) => child.once('exit', resolve));
+  const { uploadsPerSecond } = JSON.parse(out.trim().split('\n').pop()!);
+  return { what: 'sharp alone (bare script)', uploadsPerSecond, rssPeakMb: watch.peak() };
+}
+
+async function runService(image: Buffer, opts: MediaOptions): Promise<MediaRow> {
+  const child = fork(path.join(here, 'media-server.ts'), [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  try {
+    const url = await new Promise<string>((resolve, reject) => {
+      child.once('message', (m) => resolve((m as { url: string }).url));
+      child.once('exit', (code) => reject(new Error(`media server exited ${code}`)));
+    });
+    const tokens = await Promise.all(Array.from({ length: opts.concurrency }, (_, i) => register(url, i)));
+    const upload = async (token: string) => {
+      const form = new FormData();
+      form.append('profile_picture', new Blob([image], { type: 'image/jpeg' }), 'IMG_0001.JPG');
+      const res = await fetch(`${url}/api/users/profile/`, { method: 'PATCH', headers: { Authorization: `Bearer ${token}` }, body: form });
+      await res.arrayBuffer();
+      return res.status;
+    };
+    await upload(tokens[0]!); // warm-up: sharp's first load, the first statement plans
+    const rssBeforeMb = await procStatus(child.pid!, 'VmRSS');
+    const watch = watchPeak(child);
+
+    const health: number[] = [];
+    let flooding = true;
+    const prober = (async () => {
+      while (flooding) {
+        const t = performance.now();
+        await (await fetch(`${url}/health`)).arrayBuffer();
+        health.push(performance.now() - t);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    })();
+    const statuses: Record<string, number> = {};
+    let started = 0;
+    const t0 = performance.now();
+    await Promise.all(
+      tokens.map(async (token) => {
+        while (started < opts.uploads) {
+          started++;
+          const status = await upload(token);
+          statuses[status] = (statuses[status] ?? 0) + 1;
+        }
+      }),
+    );
+    const seconds = (performance.now() - t0) / 1000;
+    flooding = false;
+    await prober;
+    await new Promise((r) => setTimeout(r, 200));
+    const sorted = [...health].sort((a, b) => a - b);
+    return {
+      what: 'service (PATCH /api/users/profile/)',
+      uploadsPerSecond: (statuses['200'] ?? 0) / seconds,
+      healthP50Ms: percentile(sorted, 50),
+      healthP99Ms: percentile(sorted, 99),
+      healthMaxMs: sorted[sorted.length - 1],
+      rssBeforeMb,
+      rssPeakMb: Math.max(watch.peak(), await procStatus(child.pid!, 'VmHWM')),
+      statuses,
+    };
+  } finally {
+    child.disconnect();
+    await new Promise((r) => child.once('exit', r));
+  }
+}
+
+async function register(url: string, i: number): Promise<string> {
+  const username = `media${i}x${Date.now().toString(36)}`;
+  const res = await fetch(`${url}/api/auth/register/`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ email: `${username}@bench.test`, username, display_name: 'Bench', password: 'bench-password-123' }),
+  });
+  const body = (await res.json()) as { access_token?: string };
+  if (!body.access_token) throw new Error(`register answered ${res.status}`);
+  return body.access_token;
+}
+
+export async function runMedia(opts: MediaOptions): Promise<{ rows: MediaRow[]; imageBytes: number }> {
+  const image = await twelveMegapixelJpeg();
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'bench-media-fixture-'));
+  const file = path.join(dir, 'photo.jpg');
+  await fs.writeFile(file, image);
+  try {
+    const bareBefore = await runBare(file, opts);
+    const service = await runService(image, opts);
+    const bareAfter = await runBare(file, opts);
+    const bare = (bareBefore.uploadsPerSecond + bareAfter.uploadsPerSecond) / 2;
+    service.ratioToBare = service.uploadsPerSecond / bare;
+    return { rows: [bareBefore, service, bareAfter], imageBytes: image.length };
+  } finally {
+    await fs.rm(dir, { recursive: true, force: true });
+  }
+}
+
+export function formatMedia(result: { rows: MediaRow[]; imageBytes: number }, opts: MediaOptions): string {
+  const f = (n: number | undefined, d = 1) => (n === undefined ? '' : n.toFixed(d));
+  const lines = [
+    `media: ${opts.uploads} uploads of a 12-megapixel JPEG (${(result.imageBytes / 1048576).toFixed(1)} MB), ${opts.concurrency} at a time, ${os.cpus().length} cores, load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`,
+    '| run | uploads/s | of bare sharp | /health p50 | /health p99 | /health max | RSS before | RSS peak | answers |',
+    '|---|---|---|---|---|---|---|---|---|',
+    ...result.rows.map(
+      (r) =>
+        `| ${r.what} | ${f(r.uploadsPerSecond, 2)} | ${r.ratioToBare === undefined ? '' : f(r.ratioToBare, 2)} | ${f(r.healthP50Ms)} ms | ${f(r.healthP99Ms)} ms | ${f(r.healthMaxMs)} ms | ${f(r.rssBeforeMb, 0)} MB | ${f(r.rssPeakMb, 0)} MB | ${r.statuses ? JSON.stringify(r.statuses) : ''} |`.replace(/\| ms \| ms \| ms \|/, '| | | |').replace(/\|  MB \|/, '| |'),
+    ),
+  ];
+  return lines.join('\n');
+}
