@@ -5,7 +5,7 @@ export type DeletionType = (typeof DELETION_TYPES)[number];
 
 /**
  * A tombstone: an item that went away, with the audience columns that decide who could have seen it
- * (migration 0018). No foreign keys: what they name is gone. Written only by src/modules/deletions.
+ * (migration 0019). No foreign keys: what they name is gone. Written only by src/modules/deletions.
  */
 export const deletions = pgTable('deletions', {
   id: uuid('id').primaryKey().defaultRandom(),

@@ -4,7 +4,7 @@ import type { DeletionType } from '../../models/deletions.js';
 
 /**
  * An item that went away, and where it lived: the columns realtime.sync matches against the caller's rooms to
- * decide who could have seen it (migration 0018). A neighbourhood post or a comment on one: `locationId`; a
+ * decide who could have seen it (migration 0019). A neighbourhood post or a comment on one: `locationId`; a
  * community post or a comment on one: `communityId` (no location); `postId`: the post itself or a comment's post;
  * a message: `conversationId`.
  */

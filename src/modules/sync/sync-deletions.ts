@@ -16,7 +16,7 @@ export interface DeletionBody {
  * lived: the location and community rooms of `rooms` (its own place and communities, its subscriptions, the
  * rooms REST names) plus the communities it belonged to when they were deleted (their memberships are gone);
  * the posts its socket watches (`subscribe {channel: 'post'}`, where comments are pushed); its conversations.
- * One range scan per room on the indexes of migration 0018, merged (an item in two of the caller's rooms once)
+ * One range scan per room on the indexes of migration 0019, merged (an item in two of the caller's rooms once)
  * and cut.
  */
 export async function deletionsAfter(
