@@ -173,11 +173,9 @@ export async function updateCommunity(ctx: AuthedContext, id: string, input: Com
 /**
  * Owner only. The row goes, and with it (ON DELETE CASCADE) its memberships and the posts made in it; the files
  * of those posts (images, audio) and the community's own pictures are deleted from storage once that committed.
- */
-/**
- * Its posts go with it (foreign key, cascade). Each gets a tombstone, and its members are remembered, so that a
- * member's next realtime.sync lists them in `deleted`; `post:deleted` is pushed for the newest
- * COMMUNITY_POST_PUSH_LIMIT of them, then `community:deleted`, and every socket leaves the community's room.
+ * Each post gets a tombstone and the members are remembered, so that a member's next realtime.sync lists the
+ * posts in `deleted`; `post:deleted` is pushed for the newest COMMUNITY_POST_PUSH_LIMIT of them, then
+ * `community:deleted`, and every socket leaves the community's room.
  */
 export async function deleteCommunity(ctx: AuthedContext, id: string): Promise<void> {
   const community = await findCommunity(id);
