@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { UploadedFile } from './context.js';
-import { ImageRejected, processImage, type ProcessedImage } from './media/image-pipeline.js';
+import { ImageRejected, NOT_AN_IMAGE, processImage, type ProcessedImage } from './media/image-pipeline.js';
 import { stripAudioTags, type ProcessedAudio } from './media/audio-tags.js';
 import { imageWork } from './media/work-gate.js';
 
@@ -40,8 +40,6 @@ export function detectAudioType(buf: Buffer): 'audio/mpeg' | 'audio/mp4' | 'audi
 // Multer builds these on REST; a socket client can send any object, so its shape is checked too.
 const isUploadedFile = (v: unknown): v is UploadedFile =>
   Boolean(v) && typeof v === 'object' && Buffer.isBuffer((v as UploadedFile).buffer) && typeof (v as UploadedFile).originalname === 'string';
-
-const NOT_AN_IMAGE = 'Upload a valid image. The file you uploaded was either not an image or a corrupted image.';
 
 /**
  * A validated image upload, decoded and written anew (core/media/image-pipeline.ts): what the operation receives is

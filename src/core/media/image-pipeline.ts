@@ -25,6 +25,9 @@ const PLACEHOLDER_SIDE = 100;
 
 export class ImageRejected extends Error {}
 
+export const NOT_AN_IMAGE = 'Upload a valid image. The file you uploaded was either not an image or a corrupted image.';
+const notAnImage = () => new ImageRejected(NOT_AN_IMAGE);
+
 export interface ProcessedImage {
   kind: 'image';
   type: ImageType;
@@ -49,7 +52,7 @@ export async function processImage(input: Buffer, expected: ImageType): Promise<
   lowerVipsThreadPriority();
   const meta = await readHeader(input);
   const type = FORMATS[meta.format];
-  if (type !== expected) throw new ImageRejected('Upload a valid image. The file you uploaded was either not an image or a corrupted image.');
+  if (type !== expected) throw notAnImage();
   const frames = Math.min(meta.pages ?? 1, MAX_FRAMES);
   const frameHeight = meta.pageHeight ?? meta.height;
   if (meta.width * frameHeight * frames > MAX_INPUT_PIXELS) throw tooManyPixels();
@@ -58,7 +61,7 @@ export async function processImage(input: Buffer, expected: ImageType): Promise<
   } catch (err) {
     if (err instanceof ImageRejected) throw err;
     if (err instanceof Error && /pixel limit/.test(err.message)) throw tooManyPixels();
-    throw new ImageRejected('Upload a valid image. The file you uploaded was either not an image or a corrupted image.');
+    throw notAnImage();
   } finally {
     // libvips may have started threads for this job's encodes: they are lowered now, not at the next job.
     lowerVipsThreadPriority();
@@ -71,7 +74,7 @@ async function readHeader(input: Buffer): Promise<Metadata> {
     return await sharp(input, inputOptions()).metadata();
   } catch (err) {
     if (err instanceof Error && /pixel limit/.test(err.message)) throw tooManyPixels();
-    throw new ImageRejected('Upload a valid image. The file you uploaded was either not an image or a corrupted image.');
+    throw notAnImage();
   }
 }
 
