@@ -2,7 +2,7 @@ import cron from 'node-cron';
 import { platform } from '../platform/index.js';
 import { withJobLock } from './lock.js';
 import { boundaryRecalculationJob } from '../modules/locations/boundary.job.js';
-import { expiredPasswordResetsJob, expiredRevokedRefreshTokensJob } from '../modules/accounts/cleanup.job.js';
+import { expiredPasswordResetsJob, expiredRevokedRefreshTokensJob, oldAccessChangesJob } from '../modules/accounts/cleanup.job.js';
 import { pollExpiryJob } from '../modules/posts/poll-expiry.job.js';
 import { viewCooldownCleanupJob } from '../modules/posts/view-cleanup.job.js';
 import { popularLocationsRefreshJob } from '../modules/posts/popular-locations.job.js';
@@ -19,7 +19,7 @@ export interface JobDefinition {
   run: () => Promise<unknown>;
 }
 
-export const JOBS: JobDefinition[] = [boundaryRecalculationJob, expiredPasswordResetsJob, expiredRevokedRefreshTokensJob, pollExpiryJob, viewCooldownCleanupJob, popularLocationsRefreshJob];
+export const JOBS: JobDefinition[] = [boundaryRecalculationJob, expiredPasswordResetsJob, expiredRevokedRefreshTokensJob, oldAccessChangesJob, pollExpiryJob, viewCooldownCleanupJob, popularLocationsRefreshJob];
 
 export interface Jobs {
   stop(): void;
