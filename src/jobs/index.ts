@@ -1,6 +1,7 @@
 import cron from 'node-cron';
 import { platform } from '../platform/index.js';
 import { withJobLock } from './lock.js';
+import type { JobDefinition } from '../core/job-definition.js';
 import { boundaryRecalculationJob } from '../modules/locations/boundary.job.js';
 import { expiredPasswordResetsJob, expiredRevokedRefreshTokensJob, oldAccessChangesJob } from '../modules/accounts/cleanup.job.js';
 import { pollExpiryJob } from '../modules/posts/poll-expiry.job.js';
@@ -12,12 +13,7 @@ import { popularLocationsRefreshJob } from '../modules/posts/popular-locations.j
  * Modules add their jobs to `JOBS`. A job is idempotent: running it twice, or on a node that lost the race
  * for the lock, does no harm.
  */
-export interface JobDefinition {
-  name: string;
-  schedule: string;
-  /** What it returns (counts) is logged with its duration. */
-  run: () => Promise<unknown>;
-}
+export type { JobDefinition };
 
 export const JOBS: JobDefinition[] = [boundaryRecalculationJob, expiredPasswordResetsJob, expiredRevokedRefreshTokensJob, oldAccessChangesJob, pollExpiryJob, viewCooldownCleanupJob, popularLocationsRefreshJob];
 
