@@ -63,6 +63,8 @@ export function pollAccessChanges(options: {
         channel.up();
       }
     } catch (err) {
+      // A read cut short by the server's own stop is no news.
+      if (stopped) return;
       platform.log.warn({ err }, 'could not read the access changes: callers are checked against the database until it answers');
     } finally {
       inFlight = false;

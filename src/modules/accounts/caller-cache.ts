@@ -12,9 +12,9 @@
  * made outside the service (SQL by hand) is seen within CALLER_CACHE_TTL_MS.
  *
  * The cache is used only while those announcements can reach it: at least one realtime server is attached
- * (`openInvalidationChannel`) and, with Redis, its subscriber is connected and its poll of the changes succeeds. While Redis is away every request
- * reads the database, as it did without a cache, and when it is back everything cached before is dropped,
- * since announcements made meanwhile were lost.
+ * (`openInvalidationChannel`) and, with Redis, its subscriber is connected and its poll of the changes succeeds.
+ * While Redis is away every request reads the database, as it did without a cache, and when it is back
+ * everything cached before is dropped, since announcements made meanwhile were lost.
  *
  * A read that began before a forget must not fill the cache with what it read (it may predate the change):
  * every forget moves `generation` on, and a read fills only if the generation it began in is still current.

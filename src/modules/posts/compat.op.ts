@@ -58,7 +58,7 @@ export const likeSimpleOp = defineOperation({
   summary: 'Compatibility: toggle the caller’s like of a post',
   tags: ['posts'],
   input: z.object({ post_id: zUuid() }),
-  // The same budget as posts.like: both toggle the like.
+  // The same limit as posts.like: both toggle the like.
   rateLimits: [{ name: 'user', points: 300, durationSeconds: 60, key: 'user' }],
   responses: { 200: zLikeAnswer },
   handler: async (input, ctx) => ok(await togglePostLike(ctx, input.post_id)),
