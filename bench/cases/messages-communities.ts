@@ -144,7 +144,7 @@ export const messagesCommunitiesCase: BenchCase = {
     });
     results.push({
       name: 'messages.send (notification rule, read mark, push)',
-      samples: await measure((i) => bench.call('messages.send', { conversation_id: someConversation.get(b(i).id)!, text: `bench send ${i}` }, b(i)), {
+      samples: await measure((i) => bench.call('messages.send', { conversation_id: someConversation.get(b(i).id)!, content: `bench send ${i}` }, b(i)), {
         iterations: Math.min(reads, 1000),
         warmup: 20,
       }),

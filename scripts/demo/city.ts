@@ -159,7 +159,7 @@ export interface PlannedPost {
 export interface PlannedConversation {
   other: string;
   /** true: said by the host (the demo login), false: by the other person. */
-  messages: { fromHost: boolean; text: string }[];
+  messages: { fromHost: boolean; content: string }[];
 }
 
 export interface CityPlan {
@@ -373,7 +373,7 @@ export function planCity(size: number, seed = DEFAULT_SEED, postsPerPerson = 2.5
   // The host's conversations, so the printed login has messages to read.
   const conversations: PlannedConversation[] = r.sample(users.slice(1), Math.min(CHAT.length, size - 1)).map((u, i) => ({
     other: u.username,
-    messages: CHAT[i].map((text, k) => ({ fromHost: k % 2 === 0, text })),
+    messages: CHAT[i].map((content, k) => ({ fromHost: k % 2 === 0, content })),
   }));
 
   return { users, stores, communities, posts, conversations };

@@ -283,7 +283,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     else {
       for (const m of c.messages) {
         const token = m.fromHost ? hostToken : await tokenFor(c.other);
-        await api.must('POST', `/api/messages/conversations/${conversationId}/messages/`, { token, json: { text: m.text } });
+        await api.must('POST', `/api/messages/conversations/${conversationId}/messages/`, { token, json: { content: m.content } });
         created.messages++;
       }
     }

@@ -55,8 +55,6 @@ export interface Operation<S extends z.ZodType = z.ZodType, A extends AuthRule =
   method: HttpMethod;
   /** Contract path with `{param}` placeholders, e.g. `/api/feed/posts/{post_id}/`. */
   path: string;
-  /** Further REST paths served by the same operation (compatibility paths). */
-  aliases?: string[];
   auth: A;
   summary: string;
   tags: string[];

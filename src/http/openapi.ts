@@ -46,7 +46,7 @@ export function openApiDocument(operations: readonly Operation[], serverUrl?: st
       operationId: op.name,
       summary: op.summary,
       tags: op.tags,
-      description: `Also served over Socket.IO as the event \`${op.name}\` (ack: {status, body}).${op.aliases?.length ? ` Also at ${op.aliases.join(', ')}.` : ''}`,
+      description: `Also served over Socket.IO as the event \`${op.name}\` (ack: {status, body}).`,
       security: op.auth === 'public' ? [] : op.auth === 'optional' ? [{}, { bearer: [] }] : [{ bearer: [] }],
       parameters,
       ...(requestBody ? { requestBody } : {}),

@@ -30,7 +30,7 @@ export function operationRouter(operations: readonly Operation[], runner: Operat
   };
   // Not strict: `/api/users/profile` and `/api/users/profile/` are the same route.
   const router = express.Router({ strict: false, caseSensitive: true });
-  const routes = operations.flatMap((op) => [op.path, ...(op.aliases ?? [])].map((path) => ({ op, path: expressPath(path) })));
+  const routes = operations.map((op) => ({ op, path: expressPath(op.path) }));
   // Static segments before parameters, so `/api/users/search/` is not taken for `/api/users/:username`.
   routes.sort((a, b) => compareSpecificity(a.path, b.path));
   for (const { op, path } of routes) {

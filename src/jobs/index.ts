@@ -1,8 +1,9 @@
 import cron from 'node-cron';
 import { platform } from '../platform/index.js';
 import { withJobLock } from './lock.js';
+import type { JobDefinition } from '../core/job-definition.js';
 import { boundaryRecalculationJob } from '../modules/locations/boundary.job.js';
-import { expiredPasswordResetsJob, expiredRevokedRefreshTokensJob } from '../modules/accounts/cleanup.job.js';
+import { expiredPasswordResetsJob, expiredRevokedRefreshTokensJob, oldAccessChangesJob } from '../modules/accounts/cleanup.job.js';
 import { pollExpiryJob } from '../modules/posts/poll-expiry.job.js';
 import { viewCooldownCleanupJob } from '../modules/posts/view-cleanup.job.js';
 import { popularLocationsRefreshJob } from '../modules/posts/popular-locations.job.js';
@@ -14,14 +15,19 @@ import { expiredDeletionsJob } from '../modules/deletions/cleanup.job.js';
  * Modules add their jobs to `JOBS`. A job is idempotent: running it twice, or on a node that lost the race
  * for the lock, does no harm.
  */
-export interface JobDefinition {
-  name: string;
-  schedule: string;
-  /** What it returns (counts) is logged with its duration. */
-  run: () => Promise<unknown>;
-}
+export type { JobDefinition };
 
-export const JOBS: JobDefinition[] = [boundaryRecalculationJob, expiredPasswordResetsJob, expiredRevokedRefreshTokensJob, pollExpiryJob, viewCooldownCleanupJob, popularLocationsRefreshJob, communityFanoutRecoveryJob, expiredDeletionsJob];
+export const JOBS: JobDefinition[] = [
+  boundaryRecalculationJob,
+  expiredPasswordResetsJob,
+  expiredRevokedRefreshTokensJob,
+  oldAccessChangesJob,
+  pollExpiryJob,
+  viewCooldownCleanupJob,
+  popularLocationsRefreshJob,
+  communityFanoutRecoveryJob,
+  expiredDeletionsJob,
+];
 
 export interface Jobs {
   stop(): void;

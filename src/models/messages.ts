@@ -18,6 +18,7 @@ export const messages = pgTable('messages', {
   seq: bigint('seq', { mode: 'number' }).generatedAlwaysAsIdentity().notNull(),
   conversationId: uuid('conversation_id').notNull().references((): AnyPgColumn => conversations.id, { onDelete: 'cascade' }),
   senderId: uuid('sender_id').references(() => users.id, { onDelete: 'set null' }),
+  /** What the sender wrote: `content` in the API (DESIGN.md 8); the column keeps its first name. */
   text: text('text').notNull(),
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
 });

@@ -1,4 +1,5 @@
-import { pgTable, primaryKey, uuid, text, numeric, boolean, timestamp, integer, type AnyPgColumn } from 'drizzle-orm/pg-core';
+import { pgTable, primaryKey, uuid, text, numeric, boolean, timestamp, integer, bigint, index, type AnyPgColumn } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
 import { geographyPoint } from './geography.js';
 import { locations } from './locations.js';
 
@@ -69,5 +70,19 @@ export const passwordResets = pgTable('password_resets', {
   consumedAt: timestamp('consumed_at', { withTimezone: true }),
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
 });
+
+/**
+ * Every change of a user's access, written in the transaction that makes it; each node polls the recent rows
+ * (modules/accounts/access-changes.ts). No foreign key: a deleted user's change must stay readable.
+ */
+export const accessChanges = pgTable(
+  'access_changes',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    userId: uuid('user_id').notNull(),
+    changedAt: timestamp('changed_at', { withTimezone: true }).notNull().default(sql`clock_timestamp()`),
+  },
+  (t) => [index('access_changes_changed_at_idx').on(t.changedAt)],
+);
 
 export type UserRow = typeof users.$inferSelect;

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { Redis } from 'ioredis';
 import type { Config } from './config.js';
 import { createLogger, type Logger } from './logger.js';
-import { detectNamedStatements, openDatabase, type Database, type Db } from './db.js';
+import { detectNamedStatements, openDatabase, type Database, type Db } from './db-connection.js';
 import { migrate } from './migrate.js';
 import { createStorage, type Storage } from './storage.js';
 import { createMailer, type Mailer } from './mail.js';

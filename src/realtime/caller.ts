@@ -15,7 +15,8 @@ import type { AppSocket } from './socket-types.js';
  * The token's expiry is checked on every event. The user behind the token (active, rights, sessions not
  * ended) is confirmed with `userFromAccessClaims(claims)`, the rule REST applies, and cached on the socket.
  * The cache is dropped on every node when `user.access_changed` or `user.deactivated` is published for the
- * user (node-messages.ts), so a change reaches the next event; a TTL bounds the damage of a lost message.
+ * user (node.ts), so a change reaches the next event; a lost message is made good within seconds by the poll of
+ * access changes (access-change-poll.ts), and this TTL bounds a change made by hand.
  */
 export const CALLER_CACHE_TTL_MS = 60_000;
 

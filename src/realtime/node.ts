@@ -26,19 +26,26 @@ export type NodeMessage =
 
 const NODE_MESSAGE = 'realtime:node_message';
 
+/** How a node message leaves for the other nodes; tests replace it to lose some, as Redis may. */
+export type SendToOtherNodes = (message: NodeMessage, send: (message: NodeMessage) => void) => void;
+
 export class RealtimeNode {
   constructor(
     readonly io: Server,
     readonly deps: RealtimeDeps,
     private readonly clustered: boolean,
+    private readonly sendToOtherNodes: SendToOtherNodes = (message, send) => send(message),
   ) {
-    if (clustered) io.on(NODE_MESSAGE, (message: NodeMessage) => this.apply(message));
+    if (clustered) io.on(NODE_MESSAGE, (message: NodeMessage) => this.applyHere(message));
   }
 
-  /** Apply on this node now, and on every other node as soon as Redis carries it. */
+  /**
+   * Apply on this node now, and on every other node as soon as Redis carries it. Redis may lose it:
+   * `caller_changed` is also read from the database by every node (access-change-poll.ts).
+   */
   broadcast(message: NodeMessage): void {
-    this.apply(message);
-    if (this.clustered) this.io.serverSideEmit(NODE_MESSAGE, message);
+    this.applyHere(message);
+    if (this.clustered) this.sendToOtherNodes(message, (m) => this.io.serverSideEmit(NODE_MESSAGE, m));
   }
 
   /**
@@ -49,7 +56,8 @@ export class RealtimeNode {
     for (const socket of this.io.of('/').sockets.values()) forgetCaller(socket as AppSocket);
   }
 
-  private apply(message: NodeMessage): void {
+  /** Apply on this node only (a message from another node, or a change read from the database). */
+  applyHere(message: NodeMessage): void {
     // The process's cache first: the sockets' checks below must read the database.
     if (message.kind === 'caller_changed') accessUserCache.forgetUser(message.userId);
     for (const socket of localSocketsIn(this.io, userRoom(message.userId))) {

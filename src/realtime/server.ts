@@ -15,7 +15,8 @@ import { currentLocationId } from '../modules/users/users.queries.js';
 import { createDispatcher } from './dispatcher.js';
 import { routeDomainEvent } from './event-routes.js';
 import { cancelExpiry, scheduleExpiry } from './expiry.js';
-import { RealtimeNode } from './node.js';
+import { RealtimeNode, type SendToOtherNodes } from './node.js';
+import { pollAccessChanges } from './access-change-poll.js';
 import { joinOwnRooms } from './session.js';
 import type { AppSocket } from './socket-types.js';
 
@@ -36,6 +37,8 @@ export interface RealtimeOptions {
   locationOf?: (userId: string) => Promise<string | null>;
   /** The token check of the handshake and auth:renew; tests hold it to put a race in a chosen order. */
   authenticate?: RealtimeDeps['authenticate'];
+  /** How node messages leave for the other nodes (RealtimeNode); tests drop some, as a Redis outage would. */
+  sendToOtherNodes?: SendToOtherNodes;
   /** The socket libraries' versions as direct-broadcast.ts sees them (read from node_modules when absent); tests fake a mismatch. */
   socketLibraryVersions?: SocketLibraryVersions;
 }
@@ -63,7 +66,7 @@ export function createRealtimeServer(httpServer: http.Server, operations: readon
     io.adapter(adapter.factory);
     httpServer.on('close', () => adapter.close());
   }
-  const node = new RealtimeNode(io, deps, adapter !== null);
+  const node = new RealtimeNode(io, deps, adapter !== null, options.sendToOtherNodes);
   // The process's caller cache (REST and handshakes) is used only while this node hears every announcement of
   // a change of access: at once without Redis (one node), while the subscriber is connected with it.
   const callerAnnouncements = accessUserCache.openInvalidationChannel(adapter ? adapter.sub.status === 'ready' : true);
@@ -81,6 +84,15 @@ export function createRealtimeServer(httpServer: http.Server, operations: readon
     platform.log.info('Redis is back: realtime callers are checked again');
     node.forgetEveryCaller();
   });
+  // Announcements between nodes may be lost; the changes they announce are also read from the database, so a
+  // node forgets a changed caller within seconds in any case. One node hears its own changes in-process.
+  if (adapter) {
+    const poll = pollAccessChanges({
+      apply: (userId) => node.applyHere({ kind: 'caller_changed', userId }),
+      channel: accessUserCache.openInvalidationChannel(true),
+    });
+    httpServer.on('close', () => poll.stop());
+  }
   const caps = new ConnectionCaps({
     maxConnectionsPerUser: config.SOCKET_MAX_CONNECTIONS_PER_USER,
     maxConnectionsPerIp: config.SOCKET_MAX_CONNECTIONS_PER_IP,

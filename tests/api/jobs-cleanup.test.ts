@@ -5,7 +5,7 @@ import { sql } from '../helpers/sql.js';
 import { platform } from '../../src/platform/index.js';
 import { JOBS, runJob, type JobDefinition } from '../../src/jobs/index.js';
 import { jobLockKey, withJobLock } from '../../src/jobs/lock.js';
-import { expiredPasswordResetsJob, expiredRevokedRefreshTokensJob } from '../../src/modules/accounts/cleanup.job.js';
+import { expiredPasswordResetsJob, expiredRevokedRefreshTokensJob, oldAccessChangesJob } from '../../src/modules/accounts/cleanup.job.js';
 
 /**
  * The cleanup jobs delete what can no longer mean anything (expired reset codes, revoked refresh tokens past
@@ -36,6 +36,19 @@ describe('expired password-reset codes', () => {
     const again = await expiredPasswordResetsJob.run();
     expect(again).toEqual({ deleted: 0 });
     expect(await sql('SELECT 1 FROM password_resets WHERE user_id = $1', [pending.id])).toHaveLength(1);
+  });
+});
+
+describe('access changes older than an hour', () => {
+  test('when the job runs, then rows older than an hour are deleted and recent ones stay', async () => {
+    const [old, recent] = [await aUser(app), await aUser(app)];
+    for (const user of [old, recent]) expect((await app.rest('POST', '/api/auth/logout/', { body: { refresh: user.refresh } })).status).toBe(200);
+    await sql(`UPDATE access_changes SET changed_at = now() - interval '61 minutes' WHERE user_id = $1`, [old.id]);
+
+    expect(await runJob(oldAccessChangesJob)).toBe(true);
+    const left = await sql<{ user_id: string }>('SELECT user_id FROM access_changes WHERE user_id = ANY($1)', [[old.id, recent.id]]);
+    expect(left.map((r) => r.user_id)).toEqual([recent.id]);
+    expect(await oldAccessChangesJob.run()).toEqual({ deleted: 0 });
   });
 });
 

@@ -34,7 +34,7 @@ describeWithRedis('messages across nodes', () => {
     const [aliceOnB, bobOnB, eveOnB] = await Promise.all([alice, bob, eve].map((u) => nodeB.socket(u.token)));
     const heard = [aliceOnB, bobOnB].map((s) => nextEvent(s, 'message:created'));
     const eveHears = noEvent(eveOnB, 'message:created', 1000);
-    const sent = await aliceOnA.timeout(5000).emitWithAck('messages.send', { conversation_id: id, text: 'across nodes' });
+    const sent = await aliceOnA.timeout(5000).emitWithAck('messages.send', { conversation_id: id, content: 'across nodes' });
     expect(sent.status).toBe(201);
     for (const payload of await Promise.all(heard)) expect(payload).toEqual(sent.body);
     await eveHears;

@@ -29,15 +29,18 @@ describe('message:created', () => {
     const heard = [alicePhone, aliceLaptop, bobPhone, bobLaptop].map((s) => nextEvent(s, 'message:created'));
     const eveHears = noEvent(evePhone, 'message:created', 800);
     // Sent over Alice's phone socket: the sender's other device (the laptop) hears it too.
-    const sent = await alicePhone.timeout(5000).emitWithAck('messages.send', { conversation_id: id, text: 'hi bob' });
+    const sent = await alicePhone.timeout(5000).emitWithAck('messages.send', { conversation_id: id, content: 'hi bob' });
     expect(sent.status).toBe(201);
+    // What a person wrote is `content`, as in posts and comments (DESIGN.md 8), in the object and the event alike.
+    expect(Object.keys(sent.body).sort()).toEqual(['content', 'conversation_id', 'created_at', 'id', 'sender']);
+    expect(sent.body.content).toBe('hi bob');
     for (const payload of await Promise.all(heard)) expect(payload).toEqual(sent.body);
     await eveHears;
 
     const reply = [alicePhone, aliceLaptop, bobPhone, bobLaptop].map((s) => nextEvent(s, 'message:created'));
     const eveStill = noEvent(evePhone, 'message:created', 800);
-    const answer = (await bobLaptop.timeout(5000).emitWithAck('messages.send', { conversation_id: id, text: 'hi alice' })).body;
-    expect(answer).toMatchObject({ text: 'hi alice', sender: { id: bob.id } });
+    const answer = (await bobLaptop.timeout(5000).emitWithAck('messages.send', { conversation_id: id, content: 'hi alice' })).body;
+    expect(answer).toMatchObject({ content: 'hi alice', sender: { id: bob.id } });
     for (const payload of await Promise.all(reply)) expect(payload).toEqual(answer);
     await eveStill;
     // The pushed payload is the object the list serves.

@@ -5,6 +5,7 @@ import type { TestUser } from '../builders/users.js';
 import { aResident } from '../builders/locations.js';
 import { aConversation, aMessage } from '../builders/messages.js';
 import { ManualClock } from '../helpers/manual-clock.js';
+import { openApiFit } from '../helpers/openapi-fit.js';
 import { platform } from '../../src/platform/index.js';
 import { useMessageClock } from '../../src/modules/messages/message-clock.js';
 
@@ -98,33 +99,44 @@ describe('messages', () => {
       id: expect.any(String),
       conversation_id: id,
       sender: { id: alice.id, username: alice.username, display_name: expect.any(String), profile_picture: null },
-      text: 'message 1',
+      content: 'message 1',
       created_at: expect.any(String),
     });
     const page1 = await app.rest('GET', messagesPath(id), { token: bob.token, query: { page_size: 2 } });
     expect(page1.body.count).toBe(5);
-    expect(page1.body.results.map((m: any) => m.text)).toEqual(['message 5', 'message 4']);
+    expect(page1.body.results.map((m: any) => m.content)).toEqual(['message 5', 'message 4']);
     expect(page1.body.next).toContain('page=2');
     const cursor = await app.rest('GET', messagesPath(id), { token: bob.token, query: { before: sent[2].id, page_size: 1 } });
     await aMessage(app, alice, id, 'message 6');
     const older = await app.rest('GET', messagesPath(id), { token: bob.token, query: { before: sent[2].id, page: 2, page_size: 1 } });
-    expect(cursor.body.results.map((m: any) => m.text)).toEqual(['message 2']);
+    expect(cursor.body.results.map((m: any) => m.content)).toEqual(['message 2']);
     expect(cursor.body.next).toContain(`before=${sent[2].id}`);
-    expect(older.body.results.map((m: any) => m.text)).toEqual(['message 1']);
+    expect(older.body.results.map((m: any) => m.content)).toEqual(['message 1']);
     const viaSocket = await app.emit('messages.list', { conversation_id: id, page_size: 2 }, { token: bob.token });
     const viaRest = await app.rest('GET', messagesPath(id), { token: bob.token, query: { page_size: 2 } });
     expect(viaSocket).toEqual({ status: viaRest.status, body: viaRest.body });
   });
 
-  test('when text is missing, blank, too long or exactly 5,000 characters, then field errors, except the last which is sent', async () => {
+  test('when the OpenAPI document is read, then a message\'s text is `content` in the send request and the message object, as for posts', async () => {
+    const doc = (await app.rest('GET', '/api/docs/openapi.json')).body;
+    const { resolve, successSchema } = openApiFit(() => doc);
+    const send = doc.paths['/api/messages/conversations/{conversation_id}/messages/'].post;
+    const request = resolve(send.requestBody.content['application/json'].schema);
+    expect(Object.keys(request.properties)).toEqual(['content']);
+    expect(request.required).toEqual(['content']);
+    const message = successSchema('/api/messages/conversations/{conversation_id}/messages/', 'post', 201);
+    expect(Object.keys(message.properties).sort()).toEqual(['content', 'conversation_id', 'created_at', 'id', 'sender']);
+  });
+
+  test('when content is missing, blank, too long or exactly 5,000 characters, then field errors, except the last which is sent', async () => {
     const alice = await aResident(app);
     const bob = await aResident(app);
     const { id } = await aConversation(app, alice, bob);
     const send = (body: unknown) => app.rest('POST', messagesPath(id), { token: alice.token, body });
-    expect(await send({})).toMatchObject({ status: 400, body: { text: ['This field is required.'] } });
-    expect(await send({ text: '   ' })).toMatchObject({ status: 400, body: { text: ['This field may not be blank.'] } });
-    expect(await send({ text: 'x'.repeat(5001) })).toMatchObject({ status: 400, body: { text: ['Ensure this field has no more than 5000 characters.'] } });
-    expect((await send({ text: 'x'.repeat(5000) })).status).toBe(201);
+    expect(await send({})).toMatchObject({ status: 400, body: { content: ['This field is required.'] } });
+    expect(await send({ content: '   ' })).toMatchObject({ status: 400, body: { content: ['This field may not be blank.'] } });
+    expect(await send({ content: 'x'.repeat(5001) })).toMatchObject({ status: 400, body: { content: ['Ensure this field has no more than 5000 characters.'] } });
+    expect((await send({ content: 'x'.repeat(5000) })).status).toBe(201);
     const list = await app.rest('GET', messagesPath(id), { token: alice.token });
     expect(list.body.count).toBe(1);
     const badCursor = await app.rest('GET', messagesPath(id), { token: alice.token, query: { before: crypto.randomUUID() } });
@@ -141,9 +153,9 @@ describe('messages', () => {
     const notFound = { status: 404, body: { detail: 'Not found.' } };
     expect(await app.rest('GET', `${conversationsPath}${id}/`, { token: mallory.token })).toMatchObject(notFound);
     expect(await app.rest('GET', messagesPath(id), { token: mallory.token })).toMatchObject(notFound);
-    expect(await app.rest('POST', messagesPath(id), { token: mallory.token, body: { text: 'let me in' } })).toMatchObject(notFound);
+    expect(await app.rest('POST', messagesPath(id), { token: mallory.token, body: { content: 'let me in' } })).toMatchObject(notFound);
     expect(await app.rest('POST', `${conversationsPath}${id}/read/`, { token: mallory.token, body: {} })).toMatchObject(notFound);
-    expect(await app.emit('messages.send', { conversation_id: id, text: 'socket' }, { token: mallory.token })).toEqual(notFound);
+    expect(await app.emit('messages.send', { conversation_id: id, content: 'socket' }, { token: mallory.token })).toEqual(notFound);
     expect(await app.rest('GET', messagesPath(crypto.randomUUID()), { token: alice.token })).toMatchObject(notFound);
     expect(await app.rest('GET', messagesPath('not-a-uuid'), { token: alice.token })).toMatchObject({ status: 400, body: { conversation_id: ['Invalid UUID format.'] } });
     expect((await app.rest('GET', messagesPath(id), { token: alice.token })).body.count).toBe(1);
@@ -160,13 +172,13 @@ describe('the conversation list and read state', () => {
     await aMessage(app, carol, withCarol.id, 'hi');
     await aMessage(app, alice, withCarol.id, 'hello carol');
     const list = await app.rest('GET', conversationsPath, { token: alice.token });
-    expect(list.body.results.map((c: any) => [c.id, c.participants.map((p: any) => p.id), c.last_message?.text, c.unread_count])).toEqual([
+    expect(list.body.results.map((c: any) => [c.id, c.participants.map((p: any) => p.id), c.last_message?.content, c.unread_count])).toEqual([
       [withCarol.id, [carol.id], 'hello carol', 0],
       [withBob.id, [bob.id], 'two', 2],
     ]);
     await aMessage(app, bob, withBob.id, 'three');
     const reordered = await app.rest('GET', conversationsPath, { token: alice.token });
-    expect(reordered.body.results[0]).toMatchObject({ id: withBob.id, unread_count: 3, last_message: { text: 'three', sender: { id: bob.id } } });
+    expect(reordered.body.results[0]).toMatchObject({ id: withBob.id, unread_count: 3, last_message: { content: 'three', sender: { id: bob.id } } });
     const viaSocket = await app.emit('messages.conversations', {}, { token: alice.token });
     expect(viaSocket).toEqual({ status: 200, body: reordered.body });
   });

@@ -43,6 +43,9 @@ describe('posts and comments in the OpenAPI document', () => {
     expectBodyFits(successSchema('/api/feed/posts/{post_id}/vote_poll/', 'post'), vote.body, 'posts.vote_poll');
     const like = await app.rest('POST', `/api/feed/posts/${text.id}/like/`, { token: me.token });
     expectBodyFits(successSchema('/api/feed/posts/{post_id}/like/', 'post'), like.body, 'posts.like');
+    expect(doc.paths['/api/posts/{post_id}/like/'].post.operationId).toBe('posts.like_simple');
+    const likeSimple = await app.rest('POST', `/api/posts/${text.id}/like/`, { token: me.token });
+    expectBodyFits(successSchema('/api/posts/{post_id}/like/', 'post'), likeSimple.body, 'posts.like_simple');
     const view = await app.rest('POST', `/api/feed/posts/${text.id}/track_view/`, { token: me.token });
     expect(view.body.view_recorded).toBe(true);
     const comment = await aComment(app, me, text.id);

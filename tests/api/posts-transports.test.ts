@@ -24,6 +24,8 @@ describe('both transports', () => {
 
     const pairs: Array<[string, string, string, (post: any, comment: any) => Record<string, unknown>]> = [
       ['posts.bookmark', 'POST', '/api/feed/posts/{post_id}/bookmark/', (p) => ({ post_id: p.id })],
+      // The contract's compatibility path is an operation too: the same toggle as posts.like.
+      ['posts.like_simple', 'POST', '/api/posts/{post_id}/like/', (p) => ({ post_id: p.id })],
       ['comments.like', 'POST', '/api/posts/comments/{comment_id}/like/', (_p, c) => ({ comment_id: c.id })],
       ['comments.bookmark', 'POST', '/api/posts/comments/{comment_id}/bookmark/', (_p, c) => ({ comment_id: c.id })],
     ];

@@ -9,8 +9,8 @@ export async function aConversation(app: TestApp, user: TestUser, ...others: Tes
 }
 
 /** A message `user` sends over REST; throws unless 201. */
-export async function aMessage(app: TestApp, user: TestUser, conversationId: string, text = 'Hello there'): Promise<any> {
-  const res = await app.rest('POST', `/api/messages/conversations/${conversationId}/messages/`, { token: user.token, body: { text } });
+export async function aMessage(app: TestApp, user: TestUser, conversationId: string, content = 'Hello there'): Promise<any> {
+  const res = await app.rest('POST', `/api/messages/conversations/${conversationId}/messages/`, { token: user.token, body: { content } });
   if (res.status !== 201) throw new Error(`aMessage answered ${res.status} ${JSON.stringify(res.body)}`);
   return res.body;
 }

@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import { jest } from '@jest/globals';
 import type { Socket } from 'socket.io-client';
 import { startTestApp, type TestApp } from './test-app.js';
+import type { RealtimeOptions } from '../../src/realtime/server.js';
 
 /**
  * Two nodes of the service against the same PostgreSQL and Redis, each on its own port. Node B is loaded in
@@ -15,10 +16,17 @@ export interface TestCluster {
   stop(): Promise<void>;
 }
 
-/** `shared` goes to both nodes (plus one signing key, as in a deployment); `onlyA` to node A (e.g. ADMIN_EMAIL). */
-export async function startCluster(shared: Record<string, string> = {}, onlyA: Record<string, string> = {}): Promise<TestCluster> {
+/**
+ * `shared` goes to both nodes (plus one signing key, as in a deployment); `onlyA` to node A (e.g. ADMIN_EMAIL);
+ * `realtimeA` are node A's realtime options (e.g. a `sendToOtherNodes` that loses messages).
+ */
+export async function startCluster(
+  shared: Record<string, string> = {},
+  onlyA: Record<string, string> = {},
+  options: { realtimeA?: RealtimeOptions } = {},
+): Promise<TestCluster> {
   const env = { JWT_SECRET: `cluster-secret-${crypto.randomUUID()}`, ...shared };
-  const a = await startTestApp({ ...env, ...onlyA });
+  const a = await startTestApp({ ...env, ...onlyA }, { realtime: options.realtimeA });
   let b!: TestApp;
   try {
     await jest.isolateModulesAsync(async () => {

@@ -10,6 +10,7 @@ import type { OperationResult } from '../../core/operation.js';
 import { findUserById, findUserByEmail, findUserByUsername } from '../users/users.queries.js';
 import { serializeOwnUser } from '../users/users.serializer.js';
 import { dummyPasswordHash, hashPassword, verifyPassword } from './passwords.js';
+import { recordAccessChange } from './access-changes.js';
 import { clearRefreshCookie, issueTokens, refreshCookie, REFRESH_COOKIE, revokeFamily, tokensFor } from './sessions.js';
 import { verifyRefreshToken } from './tokens.js';
 import { newReferralCode } from './admin-bootstrap.js';
@@ -159,7 +160,7 @@ export async function refresh(input: { refresh?: string }, ctx: RequestContext):
       if (successor) return { kind: 'ok' as const, tokens: tokensFor(user.id, successor.jti, known.familyId) };
     }
     await revokeFamily(tx, known.familyId);
-    events.add('user.access_changed', { userId: user.id });
+    await recordAccessChange(tx, events, user.id);
     return { kind: 'reused' as const };
   });
   if (outcome.kind === 'no-user') throw new AppError(401, { error: 'User not found' });
@@ -180,7 +181,7 @@ export async function logout(input: { refresh?: string }, ctx: RequestContext): 
       const [known] = await tx.select({ userId: refreshTokens.userId, familyId: refreshTokens.familyId }).from(refreshTokens).where(eq(refreshTokens.jti, claims.jti)).limit(1);
       if (!known || known.userId !== claims.sub) return;
       await revokeFamily(tx, known.familyId);
-      events.add('user.access_changed', { userId: known.userId });
+      await recordAccessChange(tx, events, known.userId);
     });
   }
   return { status: 200, body: { message: 'Successfully logged out.' }, cookies: [clearRefreshCookie()], endsSession: true };

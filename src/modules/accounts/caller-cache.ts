@@ -7,12 +7,14 @@
  * revocation, password reset, deactivation, an administrator's change of rights). The realtime layer applies
  * those on this node before the request that made them is answered, and on every other node when Redis carries
  * its node message (a few milliseconds: the window the sockets already have). It drops the entries of that
- * user here (`forgetUser`). A change made outside the service (SQL by hand) is seen within CALLER_CACHE_TTL_MS.
+ * user here (`forgetUser`). A message that is lost (or never sent: the process died after commit) is made good by
+ * the change's row in `access_changes`, which every node polls about once a second (access-changes.ts). A change
+ * made outside the service (SQL by hand) is seen within CALLER_CACHE_TTL_MS.
  *
  * The cache is used only while those announcements can reach it: at least one realtime server is attached
- * (`openInvalidationChannel`) and, with Redis, its subscriber is connected. While Redis is away every request
- * reads the database, as it did without a cache, and when it is back everything cached before is dropped,
- * since announcements made meanwhile were lost.
+ * (`openInvalidationChannel`) and, with Redis, its subscriber is connected and its poll of the changes succeeds.
+ * While Redis is away every request reads the database, as it did without a cache, and when it is back
+ * everything cached before is dropped, since announcements made meanwhile were lost.
  *
  * A read that began before a forget must not fill the cache with what it read (it may predate the change):
  * every forget moves `generation` on, and a read fills only if the generation it began in is still current.

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import type { JobDefinition } from '../../jobs/index.js';
+import type { JobDefinition } from '../../core/job-definition.js';
 import { platform } from '../../platform/index.js';
 
 /**
@@ -44,6 +44,20 @@ export async function deleteExpiredRevokedRefreshTokens(now = new Date()): Promi
   return { deleted };
 }
 
+/**
+ * Access changes older than an hour: each node reads a change within seconds of its commit (its poll looks back
+ * ten seconds), so an hour-old row can tell nothing to a node that is up; a node that starts caches nothing older.
+ */
+export const ACCESS_CHANGE_RETENTION_MS = 60 * 60 * 1000;
+
+export async function deleteOldAccessChanges(now = new Date()): Promise<{ deleted: number }> {
+  const deleted = await deleteInBatches(
+    (at) => sql`DELETE FROM access_changes WHERE id IN (SELECT id FROM access_changes WHERE changed_at < ${at} LIMIT ${BATCH})`,
+    new Date(now.getTime() - ACCESS_CHANGE_RETENTION_MS),
+  );
+  return { deleted };
+}
+
 export const expiredPasswordResetsJob: JobDefinition = {
   name: 'accounts.expired_password_resets',
   schedule: '*/15 * * * *',
@@ -54,4 +68,10 @@ export const expiredRevokedRefreshTokensJob: JobDefinition = {
   name: 'accounts.expired_refresh_tokens',
   schedule: '40 * * * *',
   run: () => deleteExpiredRevokedRefreshTokens(),
+};
+
+export const oldAccessChangesJob: JobDefinition = {
+  name: 'accounts.old_access_changes',
+  schedule: '*/10 * * * *',
+  run: () => deleteOldAccessChanges(),
 };

@@ -6,6 +6,7 @@ import { refreshTokens, users } from '../../models/index.js';
 import type { CookieInstruction } from '../../core/operation.js';
 import type { PendingEvents } from '../../core/events.js';
 import { signAccessToken, signRefreshToken } from './tokens.js';
+import { recordAccessChange } from './access-changes.js';
 
 /**
  * A session is a family of refresh tokens: the one issued at login and each one that replaced it.
@@ -65,11 +66,11 @@ export async function revokeAllSessions(db: DbOrTx, userId: string): Promise<voi
 
 /**
  * Ends every session of a user (password reset, deactivation): refresh tokens are revoked and access
- * tokens issued until now are refused, including those of a later reactivated account. Every node is told
- * to forget what it cached about the caller.
+ * tokens issued until now are refused, including those of a later reactivated account. Every node forgets what
+ * it cached about the caller (recordAccessChange).
  */
 export async function endAllSessions(db: DbOrTx, events: PendingEvents, userId: string): Promise<void> {
   await db.update(users).set({ tokensValidAfter: new Date() }).where(eq(users.id, userId));
   await revokeAllSessions(db, userId);
-  events.add('user.access_changed', { userId });
+  await recordAccessChange(db, events, userId);
 }

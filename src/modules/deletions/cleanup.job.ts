@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import type { JobDefinition } from '../../jobs/index.js';
+import type { JobDefinition } from '../../core/job-definition.js';
 import { platform } from '../../platform/index.js';
 import type { DbOrTx } from '../../platform/db.js';
 import { retentionStart } from './retention.js';

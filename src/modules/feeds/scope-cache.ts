@@ -1,4 +1,4 @@
-import type { ScopedPlace } from './scope.queries.js';
+import type { ScopedPlace } from './scoped-place.js';
 
 /**
  * The places around a place, kept SCOPE_TTL_MS per node: they follow published boundaries, which move only

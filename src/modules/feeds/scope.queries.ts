@@ -3,6 +3,7 @@ import { currentDb, type DbOrTx } from '../../platform/db.js';
 import { CELL_MARGIN_M } from '../locations/public-grid.js';
 import { MAX_RADIUS_M } from '../locations/boundary-policy.js';
 import { cachedScope } from './scope-cache.js';
+import type { ScopedPlace } from './scoped-place.js';
 
 /**
  * Which places a feed reads (README, Feeds). Everything here is measured on what locations publish (the grid
@@ -29,11 +30,7 @@ export const MAX_AREA_PLACES = 100;
 export const PENALTY_MS_PER_KM = 1_800_000;
 export const UNKNOWN_DISTANCE_PENALTY = 5 * PENALTY_MS_PER_KM;
 
-export interface ScopedPlace {
-  locationId: string;
-  /** Milliseconds of rank subtracted from this place's posts (distance from the caller's place). */
-  penalty: number;
-}
+export type { ScopedPlace };
 
 export type PlaceHead = {
   id: string;

@@ -1,5 +1,5 @@
 import { and, asc, isNotNull, isNull, lt, or, sql } from 'drizzle-orm';
-import type { JobDefinition } from '../../jobs/index.js';
+import type { JobDefinition } from '../../core/job-definition.js';
 import { locations } from '../../models/index.js';
 import { platform } from '../../platform/index.js';
 import { transaction } from '../../platform/db.js';

@@ -83,13 +83,13 @@ export const sendMessageOp = defineOperation({
   rateLimits: perUser(120, 60),
   input: z.object({
     conversation_id: zConversationId,
-    text: z
+    content: z
       .string({ error: (i) => (i.input === undefined ? 'This field is required.' : 'Not a valid string.') })
       .refine((t) => t.trim().length > 0, 'This field may not be blank.')
       .refine((t) => t.length <= MESSAGE_MAX_CHARS, `Ensure this field has no more than ${MESSAGE_MAX_CHARS} characters.`),
   }),
   responses: { 201: zMessageBody },
-  handler: async (input, ctx) => created(await sendMessage(ctx, input.conversation_id, input.text)),
+  handler: async (input, ctx) => created(await sendMessage(ctx, input.conversation_id, input.content)),
 });
 
 export const markReadOp = defineOperation({

@@ -12,7 +12,7 @@ interface ConversationSqlRow extends Record<string, unknown> {
   unread_count: number;
   others: ChatUser[] | null;
   lm_id: string | null;
-  lm_text: string | null;
+  lm_content: string | null;
   lm_created_at: Date | null;
   lm_sender: ChatUser | null;
 }
@@ -31,7 +31,7 @@ const conversationsSql = (userId: string, where: SQL, tail: SQL) => sql`
             ORDER BY p.joined_at, u.id)
       FROM conversation_participants p JOIN users u ON u.id = p.user_id
       WHERE p.conversation_id = c.id AND p.user_id <> me.user_id) AS others,
-    lm.id AS lm_id, lm.text AS lm_text, lm.created_at AS lm_created_at,
+    lm.id AS lm_id, lm.text AS lm_content, lm.created_at AS lm_created_at,
     CASE WHEN su.id IS NULL THEN NULL
       ELSE json_build_object('id', su.id, 'username', su.username, 'display_name', su.display_name, 'profile_picture', su.profile_picture) END AS lm_sender
   FROM conversation_participants me
@@ -48,7 +48,7 @@ const toView = (r: ConversationSqlRow): ConversationView => ({
   updatedAt: new Date(r.updated_at),
   lastMessageAt: r.last_message_at ? new Date(r.last_message_at) : null,
   others: r.others ?? [],
-  lastMessage: r.lm_id ? { id: r.lm_id, conversationId: r.id, text: r.lm_text!, createdAt: new Date(r.lm_created_at!), sender: r.lm_sender } : null,
+  lastMessage: r.lm_id ? { id: r.lm_id, conversationId: r.id, content: r.lm_content!, createdAt: new Date(r.lm_created_at!), sender: r.lm_sender } : null,
   unreadCount: r.unread_count,
   lastReadMessageId: r.last_read_message_id,
 });
@@ -94,15 +94,15 @@ export async function findMessageIn(conversationId: string, messageId: string, d
 interface MessageSqlRow extends Record<string, unknown> {
   id: string;
   conversation_id: string;
-  text: string;
+  content: string;
   created_at: Date;
   sender: ChatUser | null;
 }
 
-const toMessage = (r: MessageSqlRow): MessageWithSender => ({ id: r.id, conversationId: r.conversation_id, text: r.text, createdAt: new Date(r.created_at), sender: r.sender });
+const toMessage = (r: MessageSqlRow): MessageWithSender => ({ id: r.id, conversationId: r.conversation_id, content: r.content, createdAt: new Date(r.created_at), sender: r.sender });
 
 const messagesSql = (where: SQL, tail: SQL) => sql`
-  SELECT m.id, m.conversation_id, m.text, m.created_at,
+  SELECT m.id, m.conversation_id, m.text AS content, m.created_at,
     CASE WHEN u.id IS NULL THEN NULL
       ELSE json_build_object('id', u.id, 'username', u.username, 'display_name', u.display_name, 'profile_picture', u.profile_picture) END AS sender
   FROM messages m LEFT JOIN users u ON u.id = m.sender_id
@@ -133,7 +133,7 @@ export async function messagesCreatedAfter(
   limit: number,
 ): Promise<Array<{ message: MessageWithSender; position: { at: string; id: string } }>> {
   const result = await currentDb().execute<MessageSqlRow & { at: string }>(sql`
-    SELECT m.id, m.conversation_id, m.text, m.created_at,
+    SELECT m.id, m.conversation_id, m.text AS content, m.created_at,
       to_char(m.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS at,
       CASE WHEN u.id IS NULL THEN NULL
         ELSE json_build_object('id', u.id, 'username', u.username, 'display_name', u.display_name, 'profile_picture', u.profile_picture) END AS sender

@@ -13,7 +13,7 @@ export interface ChatUser {
 export interface MessageWithSender {
   id: string;
   conversationId: string;
-  text: string;
+  content: string;
   createdAt: Date;
   sender: ChatUser | null;
 }
@@ -37,7 +37,7 @@ export const zMessageBody = z
     id: z.string(),
     conversation_id: z.string(),
     sender: zUserSummary.nullable().describe('null once the sender account no longer exists'),
-    text: z.string(),
+    content: z.string().describe('What the sender wrote, as a post\'s or comment\'s content'),
     created_at: z.string(),
   })
   .meta({ id: 'Message' });
@@ -48,7 +48,7 @@ export function serializeMessage(m: MessageWithSender, ctx: Pick<RequestContext,
     id: m.id,
     conversation_id: m.conversationId,
     sender: m.sender ? chatUser(m.sender, ctx.baseUrl) : null,
-    text: m.text,
+    content: m.content,
     created_at: m.createdAt.toISOString(),
   };
 }

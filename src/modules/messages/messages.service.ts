@@ -100,7 +100,7 @@ export async function listConversationMessages(ctx: AuthedContext, id: string, i
  * message, and later only when more than 5 minutes passed since the previous message. The sender has read
  * its own message. `message:created` reaches every participant's devices after the commit.
  */
-export async function sendMessage(ctx: AuthedContext, conversationId: string, text: string): Promise<MessageBody> {
+export async function sendMessage(ctx: AuthedContext, conversationId: string, content: string): Promise<MessageBody> {
   return transaction(platform.db, async (tx, events) => {
     const locked = await tx.execute<{ last_message_at: Date | null }>(sql`
       SELECT c.last_message_at FROM conversations c
@@ -112,7 +112,7 @@ export async function sendMessage(ctx: AuthedContext, conversationId: string, te
     const now = messageNow();
     const inserted = await tx.execute<{ id: string; seq: string | number }>(sql`
       INSERT INTO messages (conversation_id, sender_id, text, created_at)
-      VALUES (${conversationId}, ${ctx.user.id}, ${text}, ${now.toISOString()}) RETURNING id, seq`);
+      VALUES (${conversationId}, ${ctx.user.id}, ${content}, ${now.toISOString()}) RETURNING id, seq`);
     const { id, seq } = inserted.rows[0];
     await tx.execute(sql`
       UPDATE conversations SET last_message_id = ${id}, last_message_at = ${now.toISOString()}, updated_at = ${now.toISOString()}

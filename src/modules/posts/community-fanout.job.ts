@@ -1,4 +1,4 @@
-import type { JobDefinition } from '../../jobs/index.js';
+import type { JobDefinition } from '../../core/job-definition.js';
 import { resumeStalledFanouts } from './community-fanout.service.js';
 
 /**

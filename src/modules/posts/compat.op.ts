@@ -5,7 +5,8 @@ import { zPage, zPageSize, zUuid } from '../../core/validation.js';
 import { createPost } from './create.service.js';
 import { findAuthorLocation } from './posts.queries.js';
 import { postsByLocation } from './posts.service.js';
-import { READ_LIMIT, zText } from './posts.op.js';
+import { READ_LIMIT, zLikeAnswer, zText } from './posts.op.js';
+import { togglePostLike } from './reactions.service.js';
 import { zPostBody } from './posts.serializer.js';
 
 /**
@@ -48,4 +49,19 @@ export const postsByLocationOp = defineOperation({
   handler: async (input, ctx) => ok(await postsByLocation(ctx, input)),
 });
 
-export const compatPostOperations = [createSimplePostOp, postsByLocationOp];
+/** `POST /api/posts/{post_id}/like/`: the contract shows `{message}`; the answer is posts.like's, which has it. */
+export const likeSimpleOp = defineOperation({
+  name: 'posts.like_simple',
+  method: 'POST',
+  path: '/api/posts/{post_id}/like/',
+  auth: 'user',
+  summary: 'Compatibility: toggle the caller’s like of a post',
+  tags: ['posts'],
+  input: z.object({ post_id: zUuid() }),
+  // The same limit as posts.like: both toggle the like.
+  rateLimits: [{ name: 'user', points: 300, durationSeconds: 60, key: 'user' }],
+  responses: { 200: zLikeAnswer },
+  handler: async (input, ctx) => ok(await togglePostLike(ctx, input.post_id)),
+});
+
+export const compatPostOperations = [createSimplePostOp, postsByLocationOp, likeSimpleOp];

@@ -1,4 +1,4 @@
-import type { JobDefinition } from '../../jobs/index.js';
+import type { JobDefinition } from '../../core/job-definition.js';
 import { refreshPopularLocations } from './popular-locations.js';
 
 /** Every minute: count the posts of the most popular locations again (popular-locations.ts). Idempotent. */

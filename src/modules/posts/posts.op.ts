@@ -99,7 +99,7 @@ export const zCreatePostInput = z
   .transform((v) => (v.post_type === 'poll' && !v.poll_expires_at ? { ...v, poll_expires_at: new Date(Date.now() + DEFAULT_POLL_DAYS * 86_400_000) } : v));
 
 const zPostId = z.object({ post_id: zUuid() });
-const zLikeAnswer = z.object({ message: z.string(), liked: z.boolean(), likes_count: z.number().int() });
+export const zLikeAnswer = z.object({ message: z.string(), liked: z.boolean(), likes_count: z.number().int() });
 const zBookmarkAnswer = z.object({ message: z.string(), bookmarked: z.boolean(), bookmarks_count: z.number().int() });
 
 export const createPostOp = defineOperation({
@@ -148,7 +148,6 @@ export const likePostOp = defineOperation({
   name: 'posts.like',
   method: 'POST',
   path: '/api/feed/posts/{post_id}/like/',
-  aliases: ['/api/posts/{post_id}/like/'],
   auth: 'user',
   summary: 'Toggle the caller’s like; answers the new state and count',
   tags: ['posts'],

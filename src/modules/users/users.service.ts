@@ -7,6 +7,7 @@ import { locations, users, type UserRow } from '../../models/index.js';
 import { platform } from '../../platform/index.js';
 import { transaction } from '../../platform/db.js';
 import { endAllSessions } from '../accounts/sessions.js';
+import { recordAccessChange } from '../accounts/access-changes.js';
 import { countNearbyUsers, findUserById, findUserByUsername, findUsersByIds, nearbyUserIds } from './users.queries.js';
 import { serializeUser, serializeUserSummary, type UserBody } from './users.serializer.js';
 import { moveUserToAddress, type Hierarchy } from '../locations/membership.service.js';
@@ -143,7 +144,7 @@ export async function adminUpdateUser(ctx: AuthedContext, username: string, inpu
       events.add('user.deactivated', { userId: target.id });
     } else if (rightsChanged) {
       // Every node drops what it cached about this caller (the realtime layer's caller cache).
-      events.add('user.access_changed', { userId: target.id });
+      await recordAccessChange(tx, events, target.id);
     }
   });
   const user = (await findUserById(target.id))!;
