@@ -13,7 +13,8 @@ import { AppError } from './errors.js';
  * Drizzle wraps driver errors, so the whole `cause` chain is inspected.
  */
 export const SERVICE_UNAVAILABLE_BODY = { detail: 'Service temporarily unavailable, try again later.' };
-const RETRY_AFTER_SECONDS = '5';
+/** How long a client should wait before trying again (REST's Retry-After; the socket's `retry_after`). */
+export const DATABASE_RETRY_AFTER_SECONDS = 5;
 
 const POOL_TIMEOUT_MESSAGES = ['timeout exceeded when trying to connect', 'Connection terminated due to connection timeout'];
 const TIMEOUT_CODES = new Set(['57014', '55P03', '40P01', '40001']);
@@ -49,4 +50,4 @@ export function isDatabaseConnectionLost(err: unknown): boolean {
 /** Busy or down: either way the caller should come back later (503 with Retry-After), not see a 500. */
 export const isDatabaseUnavailable = (err: unknown) => isDatabaseTimeout(err) || isDatabaseConnectionLost(err);
 
-export const serviceUnavailable = () => new AppError(503, { ...SERVICE_UNAVAILABLE_BODY }, { 'Retry-After': RETRY_AFTER_SECONDS });
+export const serviceUnavailable = () => new AppError(503, { ...SERVICE_UNAVAILABLE_BODY }, { 'Retry-After': String(DATABASE_RETRY_AFTER_SECONDS) });

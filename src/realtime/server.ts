@@ -7,6 +7,8 @@ import type { Operation } from '../core/operation.js';
 import type { OperationRunner } from '../core/run-operation.js';
 import { domainEvents } from '../core/events.js';
 import { platform } from '../platform/index.js';
+import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable, SERVICE_UNAVAILABLE_BODY } from '../core/database-errors.js';
+import { INTERNAL_ERROR_BODY } from '../core/errors.js';
 import { accessUserCache, authenticateAccessToken } from '../modules/accounts/tokens.js';
 import { socketContext, startSession } from './caller.js';
 import { ConnectionCaps } from './socket-limits.js';
@@ -107,7 +109,14 @@ export function createRealtimeServer(httpServer: http.Server, operations: readon
     socket.data.residencySeq = 0;
     socket.data.accessEpoch = 0;
     const token = handshakeToken(socket);
-    const auth = token ? await deps.authenticate(token).catch(() => null) : null;
+    let auth: Awaited<ReturnType<RealtimeDeps['authenticate']>> = null;
+    try {
+      auth = token ? await deps.authenticate(token) : null;
+    } catch (err) {
+      // The check could not be made: that says nothing about the token, and `unauthorized` would make a
+      // client throw a good token away and sign the person out.
+      return next(tokenCheckFailed(err));
+    }
     if (token !== undefined && !auth) return next(new Error('unauthorized'));
     // A client that hung up while its token was checked never becomes a socket (Socket.IO fires no
     // 'disconnect' for it): counting it would leak a connection slot of its address and user for good.
@@ -167,4 +176,20 @@ function tooManyConnections(message: string): Error {
   const err = new Error(message) as Error & { data?: unknown };
   err.data = { status: 429, detail: message };
   return err;
+}
+
+/**
+ * A handshake whose token could not be checked (the check threw instead of answering), as REST answers it:
+ * the database unreachable or out of time is `unavailable` with `data: {status: 503, detail, retry_after}` (seconds,
+ * REST's Retry-After); anything else is `internal` with `data: {status: 500, detail}`. Either way the token was not
+ * judged, so the client keeps it and connects again later.
+ */
+function tokenCheckFailed(err: unknown): Error {
+  const unavailable = isDatabaseUnavailable(err);
+  platform.log.error({ err }, 'could not check the token of a socket handshake');
+  const refusal = new Error(unavailable ? 'unavailable' : 'internal') as Error & { data?: unknown };
+  refusal.data = unavailable
+    ? { status: 503, detail: SERVICE_UNAVAILABLE_BODY.detail, retry_after: DATABASE_RETRY_AFTER_SECONDS }
+    : { status: 500, detail: INTERNAL_ERROR_BODY.detail };
+  return refusal;
 }

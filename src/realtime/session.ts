@@ -1,5 +1,7 @@
 import { z } from 'zod';
+import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable, SERVICE_UNAVAILABLE_BODY } from '../core/database-errors.js';
 import { invalidToken } from '../core/errors.js';
+import { platform } from '../platform/index.js';
 import { zodToFieldErrors } from '../core/validation.js';
 import { forgetCaller, socketContext, startSession } from './caller.js';
 import type { RealtimeDeps } from './clock.js';
@@ -38,11 +40,19 @@ export async function renewSession(socket: AppSocket, rawInput: unknown, deps: R
   const token = parsed.data.token.replace(/^Bearer\s+/i, '');
   let auth: Awaited<ReturnType<RealtimeDeps['authenticate']>> = null;
   let settled = false;
-  for (let read = 0; read < RENEW_READS && !settled; read++) {
-    const epoch = socket.data.accessEpoch;
-    auth = await deps.authenticate(token);
-    settled = epoch === socket.data.accessEpoch;
-    if (!auth) break;
+  try {
+    for (let read = 0; read < RENEW_READS && !settled; read++) {
+      const epoch = socket.data.accessEpoch;
+      auth = await deps.authenticate(token);
+      settled = epoch === socket.data.accessEpoch;
+      if (!auth) break;
+    }
+  } catch (err) {
+    // The token could not be checked: the session stays as it is (the current token still runs to its expiry)
+    // and the client is told when to try again, instead of a 401 that would sign the person out.
+    if (!isDatabaseUnavailable(err)) throw err;
+    platform.log.error({ err }, 'could not check the token of auth:renew');
+    return { status: 503, body: { ...SERVICE_UNAVAILABLE_BODY, retry_after: DATABASE_RETRY_AFTER_SECONDS } };
   }
   const current = socket.data.session;
   if (!auth || (current && auth.user.id !== current.user.id)) {

@@ -1,3 +1,4 @@
+import { io as ioClient } from 'socket.io-client';
 import { startTestApp, eventually, type TestApp } from '../helpers/test-app.js';
 import { aUserFrom, callerFrom } from '../helpers/caller.js';
 import { startTcpProxy, targetOf, type TcpProxy } from '../helpers/tcp-proxy.js';
@@ -49,5 +50,71 @@ describe('a PostgreSQL outage', () => {
     expect((await socket.timeout(10000).emitWithAck('notifications.list', {})).status).toBe(200);
     expect(socket.connected).toBe(true);
     expect((await caller.rest('POST', '/api/auth/login/', { body: { username: alice.username, password: alice.password } })).status).toBe(200);
+  });
+});
+
+/** How a socket handshake with this token ends: connected, or the `connect_error` with its message and data. */
+function handshake(app: TestApp, token: string): Promise<{ connected: true } | { message: string; data: unknown }> {
+  return new Promise((resolve) => {
+    const s = ioClient(app.url, { path: '/socket.io/', transports: ['websocket'], auth: { token }, reconnection: false, forceNew: true });
+    s.once('connect', () => {
+      s.close();
+      resolve({ connected: true });
+    });
+    s.once('connect_error', (err: Error & { data?: unknown }) => {
+      s.close();
+      resolve({ message: err.message, data: err.data });
+    });
+  });
+}
+
+/** The database is cut for the length of `during`, and back (the app's pool reconnected) when it returns. */
+async function withDatabaseCut(caller: ReturnType<typeof callerFrom>, during: () => Promise<void>): Promise<void> {
+  await proxy.cut();
+  try {
+    await during();
+  } finally {
+    await proxy.restore();
+    expect(await eventually(async () => (await caller.rest('GET', '/health')).status === 200, 10000)).toBe(true);
+  }
+}
+
+const HANDSHAKE_UNAVAILABLE = { message: 'unavailable', data: { status: 503, detail: UNAVAILABLE.detail, retry_after: 5 } };
+
+describe('a PostgreSQL outage on the socket (the client keeps its token)', () => {
+  test('when the database is down, then a handshake with a good token is refused unavailable (503, retry_after), not unauthorized; when it is back, the same token connects', async () => {
+    const caller = callerFrom(app);
+    const alice = await aUserFrom(caller);
+    const signedOut = await aUserFrom(caller);
+    expect((await caller.rest('POST', '/api/auth/logout/', { token: signedOut.token, body: { refresh: signedOut.refresh } })).status).toBe(200);
+    // Controls while the database is up: a bad token, and a signed-out session's token, are judged and refused unauthorized.
+    expect(await handshake(app, 'not-a-jwt')).toMatchObject({ message: 'unauthorized' });
+    expect(await handshake(app, signedOut.token)).toMatchObject({ message: 'unauthorized' });
+    expect(await handshake(app, alice.token)).toEqual({ connected: true });
+
+    await withDatabaseCut(caller, async () => {
+      expect(await handshake(app, alice.token)).toEqual(HANDSHAKE_UNAVAILABLE);
+      // A token that cannot be valid is still judged without the database.
+      expect(await handshake(app, 'not-a-jwt')).toMatchObject({ message: 'unauthorized' });
+    });
+
+    expect(await handshake(app, alice.token)).toEqual({ connected: true });
+  });
+
+  test('when auth:renew cannot check its token because the database is down, then it is acked 503 with retry_after and the socket stays signed in; when it is back, the renewal succeeds', async () => {
+    const caller = callerFrom(app);
+    const carol = await aUserFrom(caller);
+    const socket = await app.socket(carol.token);
+    const refreshed = await caller.rest('POST', '/api/auth/refresh/', { body: { refresh: carol.refresh } });
+    expect(refreshed.status).toBe(200);
+    const freshToken: string = refreshed.body.access_token;
+
+    await withDatabaseCut(caller, async () => {
+      expect(await socket.timeout(10000).emitWithAck('auth:renew', { token: freshToken })).toEqual({ status: 503, body: { ...UNAVAILABLE, retry_after: 5 } });
+      expect(socket.connected).toBe(true);
+    });
+
+    expect(await socket.timeout(10000).emitWithAck('auth:renew', { token: freshToken })).toMatchObject({ status: 200, body: { expires_at: expect.any(String) } });
+    expect(await socket.timeout(10000).emitWithAck('users.profile', {})).toMatchObject({ status: 200, body: { id: carol.id } });
   });
 });
