@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { AuthedContext, RequestContext } from '../../core/context.js';
-import { fieldError, forbidden, notFound } from '../../core/errors.js';
+import { fieldError, notFound } from '../../core/errors.js';
+import { requireOwner } from '../../core/ownership.js';
 import { pageParams, paginated } from '../../core/pagination.js';
 import { serverBaseUrl } from '../../core/server-base-url.js';
 import { platform } from '../../platform/index.js';
@@ -79,7 +80,7 @@ export async function deleteComment(ctx: AuthedContext, commentId: string): Prom
       SELECT post_id, user_id, parent_id FROM comments WHERE id = ${commentId}::uuid`);
     const comment = rows[0];
     if (!comment) throw notFound();
-    if (comment.user_id !== ctx.user.id) throw forbidden();
+    requireOwner(ctx.user, comment.user_id);
     const { rows: posts } = await tx.execute<{ location_id: string | null; community_id: string | null }>(sql`
       SELECT location_id, community_id FROM posts WHERE id = ${comment.post_id}::uuid FOR UPDATE`);
     const { rows: removed } = await tx.execute<{ id: string; user_id: string | null }>(sql`

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { AuthedContext, RequestContext } from '../../core/context.js';
-import { forbidden, notFound } from '../../core/errors.js';
+import { notFound } from '../../core/errors.js';
+import { requireOwner } from '../../core/ownership.js';
 import { pageParams, paginated } from '../../core/pagination.js';
 import { platform } from '../../platform/index.js';
 import { transaction } from '../../platform/db.js';
@@ -30,7 +31,7 @@ export async function deletePost(ctx: AuthedContext, postId: string): Promise<vo
       SELECT user_id, location_id, community_id FROM posts WHERE id = ${postId}::uuid FOR UPDATE`);
     const post = rows[0];
     if (!post) throw notFound();
-    if (post.user_id !== ctx.user.id) throw forbidden();
+    requireOwner(ctx.user, post.user_id);
     const { rows: stored } = await tx.execute<{ file: string }>(sql`
       SELECT file FROM post_media WHERE post_id = ${postId}::uuid UNION ALL SELECT file FROM post_audio WHERE post_id = ${postId}::uuid`);
     await tx.execute(sql`DELETE FROM posts WHERE id = ${postId}::uuid`);
