@@ -9,6 +9,8 @@ import { transaction } from '../../platform/db.js';
 import { notifyMany } from '../notifications/notifications.service.js';
 import { notifyMentions } from '../posts/mentions.js';
 import { toggleReaction } from '../posts/reactions.js';
+import { findPostHead } from '../posts/posts.queries.js';
+import { requireViewablePost } from '../posts/post-visibility.js';
 import { postScope, recordDeletions } from '../deletions/deletions.service.js';
 import { listReplies, listTopLevelComments, loadComment } from './comments.queries.js';
 import { serializeComment, type CommentBody } from './comments.serializer.js';
@@ -102,13 +104,15 @@ export async function deleteComment(ctx: AuthedContext, commentId: string): Prom
   });
 }
 
-async function postExists(postId: string): Promise<boolean> {
-  const { rows } = await platform.db.execute(sql`SELECT 1 FROM posts WHERE id = ${postId}::uuid`);
-  return rows.length > 0;
+/** A post's comments and replies are read by whoever may read the post (404 for an unknown post). */
+async function requireReadablePost(ctx: RequestContext, postId: string): Promise<void> {
+  const post = await findPostHead(postId);
+  if (!post) throw notFound();
+  requireViewablePost(ctx.user, post);
 }
 
 export async function listPostComments(ctx: RequestContext, input: { post_id: string; page?: number; page_size?: number }) {
-  if (!(await postExists(input.post_id))) throw notFound();
+  await requireReadablePost(ctx, input.post_id);
   const params = pageParams(input, COMMENT_PAGE);
   const { rows, total } = await listTopLevelComments(input.post_id, ctx.user?.id ?? null, params);
   const count = total ?? (await countWhere(sql`post_id = ${input.post_id}::uuid AND parent_id IS NULL`));
@@ -116,8 +120,9 @@ export async function listPostComments(ctx: RequestContext, input: { post_id: st
 }
 
 export async function listCommentReplies(ctx: RequestContext, input: { parent_id: string; page?: number; page_size?: number }) {
-  const { rows: parent } = await platform.db.execute(sql`SELECT 1 FROM comments WHERE id = ${input.parent_id}::uuid`);
+  const { rows: parent } = await platform.db.execute<{ post_id: string }>(sql`SELECT post_id FROM comments WHERE id = ${input.parent_id}::uuid`);
   if (!parent.length) throw notFound();
+  await requireReadablePost(ctx, parent[0].post_id);
   const params = pageParams(input, COMMENT_PAGE);
   const { rows, total } = await listReplies(input.parent_id, ctx.user?.id ?? null, params);
   const count = total ?? (await countWhere(sql`parent_id = ${input.parent_id}::uuid`));

@@ -8,6 +8,7 @@ import { transaction } from '../../platform/db.js';
 import { loadPost, loadPosts } from './posts.queries.js';
 import { serializePost, type PostBody } from './posts.serializer.js';
 import { onCommunityPostDeleted } from './targets.js';
+import { requireViewablePost } from './post-visibility.js';
 import { postScope, recordDeletions } from '../deletions/deletions.service.js';
 import './posts.events.js';
 
@@ -15,6 +16,7 @@ import './posts.events.js';
 export async function getPost(ctx: RequestContext, postId: string): Promise<PostBody> {
   const post = await loadPost(postId, ctx.user?.id ?? null, undefined, ctx.baseUrl);
   if (!post) throw notFound();
+  requireViewablePost(ctx.user, post);
   return serializePost(post, ctx);
 }
 
