@@ -4,7 +4,7 @@ import type { PendingEvents } from './events.js';
 /**
  * Realtime channels a client may subscribe to (`subscribe {channel, id}`), registered by the
  * modules that own them. `authorize` answers whether this caller may watch that object; it throws
- * an AppError (404 for an unknown id, 403 when not allowed). The room name is derived here so that
+ * an AppError (404 for an unknown id, 401 when the caller must sign in, 403 when not allowed). The room name is derived here so that
  * clients never name a room themselves.
  *
  * Rights are checked when a socket subscribes. When a right ends later (a member leaves a private

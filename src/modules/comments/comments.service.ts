@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { AuthedContext, RequestContext } from '../../core/context.js';
-import { fieldError, forbidden, notFound } from '../../core/errors.js';
+import { fieldError, notFound } from '../../core/errors.js';
+import { requireOwner } from '../../core/ownership.js';
 import { pageParams, paginated } from '../../core/pagination.js';
 import { serverBaseUrl } from '../../core/server-base-url.js';
 import { platform } from '../../platform/index.js';
@@ -8,6 +9,8 @@ import { transaction } from '../../platform/db.js';
 import { notifyMany } from '../notifications/notifications.service.js';
 import { notifyMentions } from '../posts/mentions.js';
 import { toggleReaction } from '../posts/reactions.js';
+import { findPostHead } from '../posts/posts.queries.js';
+import { requireViewablePost } from '../posts/post-visibility.js';
 import { postScope, recordDeletions } from '../deletions/deletions.service.js';
 import { listReplies, listTopLevelComments, loadComment } from './comments.queries.js';
 import { serializeComment, type CommentBody } from './comments.serializer.js';
@@ -79,7 +82,7 @@ export async function deleteComment(ctx: AuthedContext, commentId: string): Prom
       SELECT post_id, user_id, parent_id FROM comments WHERE id = ${commentId}::uuid`);
     const comment = rows[0];
     if (!comment) throw notFound();
-    if (comment.user_id !== ctx.user.id) throw forbidden();
+    requireOwner(ctx.user, comment.user_id);
     const { rows: posts } = await tx.execute<{ location_id: string | null; community_id: string | null }>(sql`
       SELECT location_id, community_id FROM posts WHERE id = ${comment.post_id}::uuid FOR UPDATE`);
     const { rows: removed } = await tx.execute<{ id: string; user_id: string | null }>(sql`
@@ -101,13 +104,15 @@ export async function deleteComment(ctx: AuthedContext, commentId: string): Prom
   });
 }
 
-async function postExists(postId: string): Promise<boolean> {
-  const { rows } = await platform.db.execute(sql`SELECT 1 FROM posts WHERE id = ${postId}::uuid`);
-  return rows.length > 0;
+/** A post's comments and replies are read by whoever may read the post (404 for an unknown post). */
+async function requireReadablePost(ctx: RequestContext, postId: string): Promise<void> {
+  const post = await findPostHead(postId);
+  if (!post) throw notFound();
+  requireViewablePost(ctx.user, post);
 }
 
 export async function listPostComments(ctx: RequestContext, input: { post_id: string; page?: number; page_size?: number }) {
-  if (!(await postExists(input.post_id))) throw notFound();
+  await requireReadablePost(ctx, input.post_id);
   const params = pageParams(input, COMMENT_PAGE);
   const { rows, total } = await listTopLevelComments(input.post_id, ctx.user?.id ?? null, params);
   const count = total ?? (await countWhere(sql`post_id = ${input.post_id}::uuid AND parent_id IS NULL`));
@@ -115,8 +120,9 @@ export async function listPostComments(ctx: RequestContext, input: { post_id: st
 }
 
 export async function listCommentReplies(ctx: RequestContext, input: { parent_id: string; page?: number; page_size?: number }) {
-  const { rows: parent } = await platform.db.execute(sql`SELECT 1 FROM comments WHERE id = ${input.parent_id}::uuid`);
+  const { rows: parent } = await platform.db.execute<{ post_id: string }>(sql`SELECT post_id FROM comments WHERE id = ${input.parent_id}::uuid`);
   if (!parent.length) throw notFound();
+  await requireReadablePost(ctx, parent[0].post_id);
   const params = pageParams(input, COMMENT_PAGE);
   const { rows, total } = await listReplies(input.parent_id, ctx.user?.id ?? null, params);
   const count = total ?? (await countWhere(sql`parent_id = ${input.parent_id}::uuid`));

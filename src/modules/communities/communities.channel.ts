@@ -1,16 +1,17 @@
 import { defineChannel } from '../../core/channels.js';
-import { notAuthenticated, notFound } from '../../core/errors.js';
+import { notFound } from '../../core/errors.js';
+import { requireCommunityPostsViewer } from '../posts/post-visibility.js';
 import { findCommunity } from './communities.queries.js';
 
 /**
- * `subscribe {channel: 'community', id}`: communities are public to signed-in users (every community operation
- * needs a token), so any signed-in socket may watch one that exists; an anonymous socket may not, or it would
- * hear the community's posts that REST shows only to signed-in callers.
+ * `subscribe {channel: 'community', id}`: the room hears the community's posts, so whoever may read them may
+ * watch it, by the one rule of posts/post-visibility.ts (signed-in callers; an anonymous socket is 401, as
+ * `posts.get` of one of its posts is). realtime.sync checks the communities it is named through this channel.
  */
 export const communityChannel = defineChannel({
   name: 'community',
   authorize: async (id, ctx) => {
-    if (!ctx.user) throw notAuthenticated();
     if (!(await findCommunity(id))) throw notFound();
+    requireCommunityPostsViewer(ctx.user, id);
   },
 });

@@ -1,7 +1,8 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { AuthedContext, RequestContext } from '../../core/context.js';
 import type { ProcessedImage } from '../../core/uploads.js';
-import { AppError, forbidden, notFound } from '../../core/errors.js';
+import { AppError, notFound } from '../../core/errors.js';
+import { requireOwner } from '../../core/ownership.js';
 import { pageParams, paginated } from '../../core/pagination.js';
 import { communities, communityMembers, locations } from '../../models/index.js';
 import { platform } from '../../platform/index.js';
@@ -137,7 +138,7 @@ export async function listCommunitiesPage(ctx: RequestContext, input: CommunityF
 export async function updateCommunity(ctx: AuthedContext, id: string, input: CommunityInput): Promise<CommunityBody> {
   const before = await findCommunity(id);
   if (!before) throw notFound();
-  if (before.ownerId !== ctx.user.id) throw forbidden();
+  requireOwner(ctx.user, before.ownerId);
   await checkReferences(input, id);
   const images = await storeImages(input);
   const changes: Partial<typeof communities.$inferInsert> = { updatedAt: new Date() };
@@ -180,7 +181,7 @@ export async function updateCommunity(ctx: AuthedContext, id: string, input: Com
 export async function deleteCommunity(ctx: AuthedContext, id: string): Promise<void> {
   const community = await findCommunity(id);
   if (!community) throw notFound();
-  if (community.ownerId !== ctx.user.id) throw forbidden();
+  requireOwner(ctx.user, community.ownerId);
   const files = await transaction(platform.db, async (tx, events) => {
     const [locked] = await tx
       .select({ avatar: communities.avatar, banner: communities.banner })

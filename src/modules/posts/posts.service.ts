@@ -1,12 +1,14 @@
 import { sql } from 'drizzle-orm';
 import type { AuthedContext, RequestContext } from '../../core/context.js';
-import { forbidden, notFound } from '../../core/errors.js';
+import { notFound } from '../../core/errors.js';
+import { requireOwner } from '../../core/ownership.js';
 import { pageParams, paginated } from '../../core/pagination.js';
 import { platform } from '../../platform/index.js';
 import { transaction } from '../../platform/db.js';
 import { loadPost, loadPosts } from './posts.queries.js';
 import { serializePost, type PostBody } from './posts.serializer.js';
 import { onCommunityPostDeleted } from './targets.js';
+import { requireViewablePost } from './post-visibility.js';
 import { postScope, recordDeletions } from '../deletions/deletions.service.js';
 import './posts.events.js';
 
@@ -14,6 +16,7 @@ import './posts.events.js';
 export async function getPost(ctx: RequestContext, postId: string): Promise<PostBody> {
   const post = await loadPost(postId, ctx.user?.id ?? null, undefined, ctx.baseUrl);
   if (!post) throw notFound();
+  requireViewablePost(ctx.user, post);
   return serializePost(post, ctx);
 }
 
@@ -30,7 +33,7 @@ export async function deletePost(ctx: AuthedContext, postId: string): Promise<vo
       SELECT user_id, location_id, community_id FROM posts WHERE id = ${postId}::uuid FOR UPDATE`);
     const post = rows[0];
     if (!post) throw notFound();
-    if (post.user_id !== ctx.user.id) throw forbidden();
+    requireOwner(ctx.user, post.user_id);
     const { rows: stored } = await tx.execute<{ file: string }>(sql`
       SELECT file FROM post_media WHERE post_id = ${postId}::uuid UNION ALL SELECT file FROM post_audio WHERE post_id = ${postId}::uuid`);
     await tx.execute(sql`DELETE FROM posts WHERE id = ${postId}::uuid`);

@@ -1,6 +1,7 @@
 import { and, desc, eq, sql } from 'drizzle-orm';
 import type { AuthedContext } from '../../core/context.js';
 import { AppError, fieldError, notFound } from '../../core/errors.js';
+import { requireOwner } from '../../core/ownership.js';
 import { pageParams, paginated } from '../../core/pagination.js';
 import { orders, products, stores, type OrderRow, type OrderStatus } from '../../models/index.js';
 import { platform } from '../../platform/index.js';
@@ -102,7 +103,6 @@ async function pendingUnits(tx: Tx, buyerId: string, productId: string): Promise
 export async function updateOrderStatus(ctx: AuthedContext, id: string, status: OrderStatus): Promise<OrderBody> {
   return transaction(platform.db, async (tx, events) => {
     const order = await lockOrder(tx, ctx, id, { withProduct: status === 'cancelled' });
-    if (!order) throw notFound();
     const party: OrderParty = order.sellerId === ctx.user.id ? 'seller' : 'buyer';
     if (!isStatusChange(party, order.status, status)) return serializeOrder(order);
 
@@ -121,21 +121,27 @@ export async function updateOrderStatus(ctx: AuthedContext, id: string, status: 
 }
 
 /**
- * The order locked for a change, or undefined when it is missing or the caller is neither its buyer nor its seller.
+ * The order locked for a change; 404 when it is missing or the caller is neither its buyer nor its seller (the
+ * order's owners: anyone else is not told that it exists).
  * `withProduct` (a cancellation, which writes the stock) locks the product row first: products before orders is
  * the order in which an order's creation and a product's or store's deletion (ON DELETE SET NULL writes the
  * orders) take them, so a cancellation cannot deadlock with either. The product may go meanwhile; the order then
  * reads product null and no stock is returned.
  */
-async function lockOrder(tx: Tx, ctx: AuthedContext, id: string, opts: { withProduct: boolean }): Promise<OrderRow | undefined> {
-  const isParty = (o: { userId: string; sellerId: string | null }) => o.userId === ctx.user.id || o.sellerId === ctx.user.id;
+async function lockOrder(tx: Tx, ctx: AuthedContext, id: string, opts: { withProduct: boolean }): Promise<OrderRow> {
   if (opts.withProduct) {
     const [peek] = await tx.select({ userId: orders.userId, sellerId: orders.sellerId, productId: orders.productId }).from(orders).where(eq(orders.id, id));
-    if (!peek || !isParty(peek)) return undefined;
+    requireOrderParty(ctx, peek);
     if (peek.productId) await tx.select({ id: products.id }).from(products).where(eq(products.id, peek.productId)).for('no key update');
   }
   const [order] = await tx.select().from(orders).where(eq(orders.id, id)).for('update');
-  return order && isParty(order) ? order : undefined;
+  requireOrderParty(ctx, order);
+  return order;
+}
+
+function requireOrderParty<T extends { userId: string; sellerId: string | null }>(ctx: AuthedContext, order: T | undefined): asserts order is T {
+  if (!order) throw notFound();
+  requireOwner(ctx.user, [order.userId, order.sellerId], { hide: true });
 }
 
 /** The cancelled order's units back on the shelf (the product row is already locked by lockOrder). */

@@ -1,7 +1,8 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { AuthedContext, RequestContext } from '../../core/context.js';
 import type { ProcessedImage } from '../../core/uploads.js';
-import { fieldError, forbidden, notFound } from '../../core/errors.js';
+import { fieldError, notFound } from '../../core/errors.js';
+import { requireOwner } from '../../core/ownership.js';
 import { pageParams, paginated } from '../../core/pagination.js';
 import { productImages, products, stores, type PriceType, type ProductCategory } from '../../models/index.js';
 import { platform } from '../../platform/index.js';
@@ -68,7 +69,7 @@ export async function createProduct(ctx: AuthedContext, input: ProductFields & {
   if (uploads.length > MAX_PRODUCT_IMAGES) throw tooManyImages();
   const owner = await storeOwnerOf(input.store_id);
   if (!owner) throw notFound(STORE_NOT_FOUND);
-  if (owner !== ctx.user.id) throw forbidden(NOT_YOUR_STORE);
+  requireOwner(ctx.user, owner, { detail: NOT_YOUR_STORE });
   const files = new StagedFiles();
   let id: string;
   try {
@@ -77,7 +78,7 @@ export async function createProduct(ctx: AuthedContext, input: ProductFields & {
       // KEY SHARE: the store cannot be deleted under the new product, and its owner is the one read.
       const [store] = await tx.select({ ownerId: stores.ownerId }).from(stores).where(eq(stores.id, input.store_id)).for('key share');
       if (!store) throw notFound(STORE_NOT_FOUND);
-      if (store.ownerId !== ctx.user.id) throw forbidden(NOT_YOUR_STORE);
+      requireOwner(ctx.user, store.ownerId, { detail: NOT_YOUR_STORE });
       const [row] = await tx
         .insert(products)
         .values({ storeId: input.store_id, name: input.name, description: input.description ?? '', category: input.category, stock: input.stock, priceType, price })
@@ -101,7 +102,7 @@ async function lockOwnProduct(tx: Tx, ctx: AuthedContext, id: string) {
     .where(eq(products.id, id))
     .for('update', { of: products });
   if (!row) throw notFound();
-  if (row.ownerId !== ctx.user.id) throw forbidden();
+  requireOwner(ctx.user, row.ownerId);
   return row.product;
 }
 
@@ -114,7 +115,7 @@ export async function updateProduct(ctx: AuthedContext, id: string, input: Produ
     .where(eq(products.id, id))
     .limit(1);
   if (!found) throw notFound();
-  if (found.ownerId !== ctx.user.id) throw forbidden();
+  requireOwner(ctx.user, found.ownerId);
   const files = new StagedFiles();
   let removedKeys: string[] = [];
   try {

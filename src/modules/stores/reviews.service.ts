@@ -1,6 +1,7 @@
 import { and, desc, eq, sql } from 'drizzle-orm';
 import type { AuthedContext, RequestContext } from '../../core/context.js';
-import { AppError, fieldError, forbidden, notFound } from '../../core/errors.js';
+import { AppError, fieldError, notFound } from '../../core/errors.js';
+import { requireOwner } from '../../core/ownership.js';
 import { pageParams, paginated } from '../../core/pagination.js';
 import { products, reviews, stores, type ReviewRow } from '../../models/index.js';
 import { platform } from '../../platform/index.js';
@@ -58,7 +59,7 @@ export async function createReview(ctx: AuthedContext, input: { product: string;
 async function ownReview(ctx: AuthedContext, id: string): Promise<ReviewRow> {
   const [row] = await platform.db.select().from(reviews).where(eq(reviews.id, id));
   if (!row) throw notFound();
-  if (row.userId !== ctx.user.id) throw forbidden();
+  requireOwner(ctx.user, row.userId);
   return row;
 }
 

@@ -1,7 +1,8 @@
 import { eq } from 'drizzle-orm';
 import type { AuthedContext, RequestContext } from '../../core/context.js';
 import type { ProcessedImage } from '../../core/uploads.js';
-import { AppError, fieldError, forbidden, notFound } from '../../core/errors.js';
+import { AppError, fieldError, notFound } from '../../core/errors.js';
+import { requireOwner } from '../../core/ownership.js';
 import { pageParams, paginated } from '../../core/pagination.js';
 import { pointEwkt } from '../../models/geography.js';
 import { stores } from '../../models/index.js';
@@ -111,7 +112,7 @@ export async function createStore(ctx: AuthedContext, input: StoreFields & { nam
 export async function updateStore(ctx: AuthedContext, id: string, input: StoreFields): Promise<StoreBody> {
   const before = await findStore(id);
   if (!before) throw storeNotFound();
-  if (before.ownerId !== ctx.user.id) throw forbidden();
+  requireOwner(ctx.user, before.ownerId);
   if (input.slug !== undefined && (await slugTaken(input.slug, id))) throw slugError();
   await checkCommunity(input.community, ctx.user.id);
   const movesPlace = input.location !== undefined || (input.latitude !== undefined && input.longitude !== undefined);
@@ -149,7 +150,7 @@ export async function deleteStore(ctx: AuthedContext, id: string): Promise<void>
   const files = await transaction(platform.db, async (tx) => {
     const locked = await lockStore(tx, id);
     if (!locked) throw storeNotFound();
-    if (locked.ownerId !== ctx.user.id) throw forbidden();
+    requireOwner(ctx.user, locked.ownerId);
     const images = await imageKeysOfStores([id]);
     await tx.delete(stores).where(eq(stores.id, id));
     return [locked.logo, locked.banner, ...images];
@@ -161,7 +162,7 @@ export async function deleteStore(ctx: AuthedContext, id: string): Promise<void>
 export async function syncStoreLocation(ctx: AuthedContext, id: string): Promise<StoreBody> {
   const store = await findStore(id);
   if (!store) throw storeNotFound();
-  if (store.ownerId !== ctx.user.id) throw forbidden('You do not own this store.');
+  requireOwner(ctx.user, store.ownerId, { detail: 'You do not own this store.' });
   const locationId = await userLocationId(ctx.user.id);
   const location = locationId ? await locationPosition(locationId) : null;
   if (!location) throw new AppError(400, { detail: 'You do not have a valid location set.' });

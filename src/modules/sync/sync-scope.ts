@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { AuthedContext } from '../../core/context.js';
 import { findChannel } from '../../core/channels.js';
 import { currentDb } from '../../platform/db.js';
+import { canViewCommunityPosts } from '../posts/post-visibility.js';
 
 export interface SyncRooms {
   locationIds: string[];
@@ -36,5 +37,8 @@ export async function syncRooms(ctx: AuthedContext, named: { locations?: string[
     UNION ALL
     SELECT 'community', community_id FROM community_members WHERE user_id = ${ctx.user.id}`);
   for (const r of own.rows) (r.kind === 'location' ? locations : communities).add(r.id);
-  return { locationIds: [...locations].sort(), communityIds: [...communities].sort() };
+  // Named ids went through the channel's check above; subscriptions and memberships are held to the same one rule
+  // here, so a community whose posts the caller may not read is never synced, however it got into the set.
+  const readable = [...communities].filter((id) => canViewCommunityPosts(ctx.user, id));
+  return { locationIds: [...locations].sort(), communityIds: readable.sort() };
 }
