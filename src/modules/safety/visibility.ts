@@ -1,0 +1,52 @@
+import { sql, type SQL } from 'drizzle-orm';
+import { currentDb, type DbOrTx } from '../../platform/db.js';
+
+/**
+ * The one place that decides what a block or a mute hides (DESIGN.md section 9). Every read, list, search,
+ * notification and push calls these; none repeats the rule.
+ *
+ * - A block works both ways: each person's posts, comments and account do not exist for the other.
+ * - A mute works one way: the muter's lists (feeds, post lists, comments) leave the muted person out, while a read
+ *   by id still answers, and the muted person sees nothing change.
+ *
+ * The list conditions are SQL, so that a list stays one query and its page and count agree: each is a NOT EXISTS on
+ * a primary key (user_blocks, user_mutes), one index probe per candidate row.
+ */
+
+/** A viewer: a user id, or a column holding one (a list of recipients); null or undefined is anonymous. */
+type Viewer = string | SQL | null | undefined;
+
+/** True for rows whose user (`userColumn`) is in no block with `viewerId`, either way. Anonymous viewers see all. */
+export function notBlockedWith(viewerId: Viewer, userColumn: SQL): SQL {
+  if (!viewerId) return sql`TRUE`;
+  return sql`(NOT EXISTS (SELECT 1 FROM user_blocks sb WHERE sb.blocker_id = ${viewerId} AND sb.blocked_id = ${userColumn})
+    AND NOT EXISTS (SELECT 1 FROM user_blocks sb WHERE sb.blocker_id = ${userColumn} AND sb.blocked_id = ${viewerId}))`;
+}
+
+/** True for rows whose author `viewerId` may see in a list: no block either way, and not muted by the viewer. */
+export function notHiddenFrom(viewerId: Viewer, authorColumn: SQL): SQL {
+  if (!viewerId) return sql`TRUE`;
+  return sql`(${notBlockedWith(viewerId, authorColumn)}
+    AND NOT EXISTS (SELECT 1 FROM user_mutes sm WHERE sm.muter_id = ${viewerId} AND sm.muted_id = ${authorColumn}))`;
+}
+
+/** Whether `userId` and any of `otherIds` blocked one another (either way): a single read, messages, pushes. */
+export async function isBlockedWithAny(userId: string | null | undefined, otherIds: readonly string[], db: DbOrTx = currentDb()): Promise<boolean> {
+  if (!userId || !otherIds.length) return false;
+  const found = await db.execute(sql`
+    SELECT 1 FROM user_blocks
+     WHERE (blocker_id = ${userId} AND blocked_id = ANY(${sql.param([...otherIds])}::uuid[]))
+        OR (blocked_id = ${userId} AND blocker_id = ANY(${sql.param([...otherIds])}::uuid[]))
+     LIMIT 1`);
+  return found.rows.length > 0;
+}
+
+/** Of `recipientIds`, those who may hear of `actorId`'s actions: no block either way, and the actor not muted by them. */
+export async function recipientsHearingFrom(actorId: string | null | undefined, recipientIds: readonly string[], db: DbOrTx = currentDb()): Promise<string[]> {
+  if (!actorId || !recipientIds.length) return [...recipientIds];
+  const kept = await db.execute<{ id: string }>(sql`
+    SELECT r.id FROM unnest(${sql.param([...recipientIds])}::uuid[]) AS r(id)
+     WHERE ${notHiddenFrom(sql`r.id`, sql`${actorId}::uuid`)}`);
+  const allowed = new Set(kept.rows.map((r) => r.id));
+  return recipientIds.filter((id) => allowed.has(id));
+}
