@@ -1,4 +1,4 @@
-import { sql, type SQL } from 'drizzle-orm';
+import { sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import { currentDb, type DbOrTx } from '../../platform/db.js';
 
 /**
@@ -14,20 +14,20 @@ import { currentDb, type DbOrTx } from '../../platform/db.js';
  */
 
 /** A viewer: a user id, or a column holding one (a list of recipients); null or undefined is anonymous. */
-type Viewer = string | SQL | null | undefined;
+type Viewer = string | SQLWrapper | null | undefined;
 
 /** True for rows whose user (`userColumn`) is in no block with `viewerId`, either way. Anonymous viewers see all. */
 export function notBlockedWith(viewerId: Viewer, userColumn: SQL): SQL {
   if (!viewerId) return sql`TRUE`;
-  return sql`(NOT EXISTS (SELECT 1 FROM user_blocks sb WHERE sb.blocker_id = ${viewerId} AND sb.blocked_id = ${userColumn})
-    AND NOT EXISTS (SELECT 1 FROM user_blocks sb WHERE sb.blocker_id = ${userColumn} AND sb.blocked_id = ${viewerId}))`;
+  return sql`(NOT EXISTS (SELECT 1 FROM user_blocks sb WHERE sb.blocker_id = ${viewerId}::uuid AND sb.blocked_id = ${userColumn})
+    AND NOT EXISTS (SELECT 1 FROM user_blocks sb WHERE sb.blocker_id = ${userColumn} AND sb.blocked_id = ${viewerId}::uuid))`;
 }
 
 /** True for rows whose author `viewerId` may see in a list: no block either way, and not muted by the viewer. */
 export function notHiddenFrom(viewerId: Viewer, authorColumn: SQL): SQL {
   if (!viewerId) return sql`TRUE`;
   return sql`(${notBlockedWith(viewerId, authorColumn)}
-    AND NOT EXISTS (SELECT 1 FROM user_mutes sm WHERE sm.muter_id = ${viewerId} AND sm.muted_id = ${authorColumn}))`;
+    AND NOT EXISTS (SELECT 1 FROM user_mutes sm WHERE sm.muter_id = ${viewerId}::uuid AND sm.muted_id = ${authorColumn}))`;
 }
 
 /** Whether `userId` and any of `otherIds` blocked one another (either way): a single read, messages, pushes. */
@@ -39,6 +39,11 @@ export async function isBlockedWithAny(userId: string | null | undefined, otherI
         OR (blocked_id = ${userId} AND blocker_id = ANY(${sql.param([...otherIds])}::uuid[]))
      LIMIT 1`);
   return found.rows.length > 0;
+}
+
+/** Whether a block, either way, stands between two people: a read by id of one's post or comment by the other is 404. */
+export function isBlockedBetween(viewerId: string | null | undefined, authorId: string, db: DbOrTx = currentDb()): Promise<boolean> {
+  return viewerId && viewerId !== authorId ? isBlockedWithAny(viewerId, [authorId], db) : Promise.resolve(false);
 }
 
 /** Of `recipientIds`, those who may hear of `actorId`'s actions: no block either way, and the actor not muted by them. */

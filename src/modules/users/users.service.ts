@@ -1,3 +1,4 @@
+import { notBlockedWith } from '../safety/visibility.js';
 import { and, eq, or, sql } from 'drizzle-orm';
 import type { AuthedContext, RequestContext } from '../../core/context.js';
 import type { ProcessedImage } from '../../core/uploads.js';
@@ -97,7 +98,7 @@ export async function searchUsers(ctx: AuthedContext, query: string | undefined)
   const rows = await platform.db
     .select({ id: users.id, username: users.username, displayName: users.displayName, profilePicture: users.profilePicture })
     .from(users)
-    .where(and(eq(users.isActive, true), or(sql`${users.username} ILIKE ${pattern}`, sql`${users.displayName} ILIKE ${pattern}`)))
+    .where(and(eq(users.isActive, true), or(sql`${users.username} ILIKE ${pattern}`, sql`${users.displayName} ILIKE ${pattern}`), notBlockedWith(ctx.user.id, sql`${users.id}`)))
     // Exact and prefix matches first, then the closest by trigram similarity.
     .orderBy(sql`(lower(${users.username}) = lower(${q})) DESC`, sql`(${users.username} ILIKE ${q.replace(/[\\%_]/g, (c) => `\\${c}`) + '%'}) DESC`, sql`greatest(similarity(${users.username}, ${q}), similarity(${users.displayName}, ${q})) DESC`, users.username)
     .limit(50);
