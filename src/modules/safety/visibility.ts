@@ -45,13 +45,3 @@ export async function isBlockedWithAny(userId: string | null | undefined, otherI
 export function isBlockedBetween(viewerId: string | null | undefined, authorId: string, db: DbOrTx = currentDb()): Promise<boolean> {
   return viewerId && viewerId !== authorId ? isBlockedWithAny(viewerId, [authorId], db) : Promise.resolve(false);
 }
-
-/** Of `recipientIds`, those who may hear of `actorId`'s actions: no block either way, and the actor not muted by them. */
-export async function recipientsHearingFrom(actorId: string | null | undefined, recipientIds: readonly string[], db: DbOrTx = currentDb()): Promise<string[]> {
-  if (!actorId || !recipientIds.length) return [...recipientIds];
-  const kept = await db.execute<{ id: string }>(sql`
-    SELECT r.id FROM unnest(${sql.param([...recipientIds])}::uuid[]) AS r(id)
-     WHERE ${notHiddenFrom(sql`r.id`, sql`${actorId}::uuid`)}`);
-  const allowed = new Set(kept.rows.map((r) => r.id));
-  return recipientIds.filter((id) => allowed.has(id));
-}
