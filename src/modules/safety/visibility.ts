@@ -45,3 +45,22 @@ export async function isBlockedWithAny(userId: string | null | undefined, otherI
 export function isBlockedBetween(viewerId: string | null | undefined, authorId: string, db: DbOrTx = currentDb()): Promise<boolean> {
   return viewerId && viewerId !== authorId ? isBlockedWithAny(viewerId, [authorId], db) : Promise.resolve(false);
 }
+
+/**
+ * The people whose live pushes (posts, comments) must not reach `userId`'s sockets: everyone in a block with them,
+ * either way, and everyone they muted. Read when a socket signs in; the realtime layer puts the socket in each one's
+ * hiding room, and pushes authored by that person are sent to their rooms except it.
+ */
+export async function hiddenAuthorIdsFor(userId: string, db: DbOrTx = currentDb()): Promise<string[]> {
+  const found = await db.execute<{ id: string }>(sql`
+    SELECT blocked_id AS id FROM user_blocks WHERE blocker_id = ${userId}
+    UNION SELECT blocker_id FROM user_blocks WHERE blocked_id = ${userId}
+    UNION SELECT muted_id FROM user_mutes WHERE muter_id = ${userId}`);
+  return found.rows.map((r) => r.id);
+}
+
+/** Whether `viewerId` hides `authorId` now (a block either way, or a mute by the viewer). */
+export async function hidesAuthor(viewerId: string, authorId: string, db: DbOrTx = currentDb()): Promise<boolean> {
+  const found = await db.execute(sql`SELECT 1 AS one WHERE ${notHiddenFrom(viewerId, sql`${authorId}::uuid`)}`);
+  return found.rows.length === 0;
+}
