@@ -1,7 +1,7 @@
-import { notHiddenFrom } from '../safety/visibility.js';
 import { sql, type SQL } from 'drizzle-orm';
 import { currentDb, type DbOrTx } from '../../platform/db.js';
 import type { PostAuthor } from '../posts/posts.queries.js';
+import { notHiddenFrom } from '../safety/visibility.js';
 
 export interface CommentRecord {
   id: string;

@@ -1,4 +1,3 @@
-import { notHiddenFrom } from '../safety/visibility.js';
 import { createHash } from 'node:crypto';
 import { fillPlaceholders, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import { PgDialect } from 'drizzle-orm/pg-core';
@@ -6,6 +5,7 @@ import { currentDb } from '../../platform/db.js';
 import { platform } from '../../platform/index.js';
 import { postColumns, type PostSqlRow } from '../posts/posts.queries.js';
 import { areaPlacesSql, neighbourhoodPlacesSql, type PlaceHead, type ScopedPlace } from './scope.queries.js';
+import { notHiddenFrom } from '../safety/visibility.js';
 
 /**
  * One page of a feed, ranked from indexes, with its posts, in one statement (README, Feeds).

@@ -30,7 +30,7 @@ declare module '../../core/events.js' {
 export const NEW_MESSAGE_QUIET_MS = 5 * 60 * 1000;
 export const MAX_PARTICIPANTS = 50;
 
-/** A block, either way, between the sender and anyone it would reach (DESIGN.md section 9). */
+/** Refused when a block, either way, stands between the sender and anyone the message would reach (DESIGN.md section 9). */
 const BLOCKED_MESSAGE = 'You cannot message this user.';
 
 const participantsError = (message: string) => new AppError(400, { participant_ids: [message] });

@@ -1,4 +1,3 @@
-import { isBlockedBetween, notBlockedWith, notHiddenFrom } from '../safety/visibility.js';
 import { sql } from 'drizzle-orm';
 import type { AuthedContext, RequestContext } from '../../core/context.js';
 import { forbidden, notFound } from '../../core/errors.js';
@@ -10,6 +9,7 @@ import { serializePost, type PostBody } from './posts.serializer.js';
 import { onCommunityPostDeleted } from './targets.js';
 import { postScope, recordDeletions } from '../deletions/deletions.service.js';
 import './posts.events.js';
+import { isBlockedBetween, notBlockedWith, notHiddenFrom } from '../safety/visibility.js';
 
 /** Reads and the author's delete. Lists load one page of ids, then the page's posts in one batch. */
 export async function getPost(ctx: RequestContext, postId: string): Promise<PostBody> {

@@ -1,14 +1,13 @@
 import type { AuthedContext } from '../../core/context.js';
+import { fieldError, notFound } from '../../core/errors.js';
 import type { PendingEvents } from '../../core/events.js';
+import { pageParams, paginated } from '../../core/pagination.js';
 import { platform } from '../../platform/index.js';
 import { transaction } from '../../platform/db.js';
-import { BLOCKS } from './relations.js';
-import { hidesAuthor } from './visibility.js';
-import { fieldError, notFound } from '../../core/errors.js';
-import { pageParams, paginated } from '../../core/pagination.js';
-import type { SafetyRelation } from './relations.js';
+import { BLOCKS, type SafetyRelation } from './relations.js';
 import { deleteRelation, findRelation, insertRelation, listRelations, userExists } from './safety.queries.js';
 import { serializeRelation, type SafetyRelationBody } from './safety.serializer.js';
+import { hidesAuthor } from './visibility.js';
 
 declare module '../../core/events.js' {
   interface DomainEventMap {

@@ -30,7 +30,7 @@ export function notHiddenFrom(viewerId: Viewer, authorColumn: SQL): SQL {
     AND NOT EXISTS (SELECT 1 FROM user_mutes sm WHERE sm.muter_id = ${viewerId}::uuid AND sm.muted_id = ${authorColumn}))`;
 }
 
-/** Whether `userId` and any of `otherIds` blocked one another (either way): a single read, messages, pushes. */
+/** Whether `userId` and any of `otherIds` blocked one another (either way): messages, reads by id. */
 export async function isBlockedWithAny(userId: string | null | undefined, otherIds: readonly string[], db: DbOrTx = currentDb()): Promise<boolean> {
   if (!userId || !otherIds.length) return false;
   const found = await db.execute(sql`

@@ -1,4 +1,3 @@
-import { notBlockedWith } from '../safety/visibility.js';
 import { and, eq, or, sql } from 'drizzle-orm';
 import type { AuthedContext, RequestContext } from '../../core/context.js';
 import type { ProcessedImage } from '../../core/uploads.js';
@@ -11,6 +10,7 @@ import { endAllSessions } from '../accounts/sessions.js';
 import { countNearbyUsers, findUserById, findUserByUsername, findUsersByIds, nearbyUserIds } from './users.queries.js';
 import { serializeUser, serializeUserSummary, type UserBody } from './users.serializer.js';
 import { moveUserToAddress, type Hierarchy } from '../locations/membership.service.js';
+import { notBlockedWith } from '../safety/visibility.js';
 
 declare module '../../core/events.js' {
   interface DomainEventMap {
