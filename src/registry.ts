@@ -14,6 +14,7 @@ import { orderOperations } from './modules/stores/orders.op.js';
 import { reviewOperations } from './modules/stores/reviews.op.js';
 import { feedOperations } from './modules/feeds/feeds.op.js';
 import { syncOperations } from './modules/sync/sync.op.js';
+import { safetyOperations } from './modules/safety/safety.op.js';
 
 /** Every operation of the service: mounted as REST routes, Socket.IO events and OpenAPI paths. */
 export const operations: readonly Operation[] = [
@@ -32,5 +33,6 @@ export const operations: readonly Operation[] = [
   ...reviewOperations,
   ...feedOperations,
   ...syncOperations,
+  ...safetyOperations,
 ];
 // Realtime channels (core/channels.ts) register themselves when their module's operations are imported here.

@@ -12,3 +12,4 @@ export * from './products.js';
 export * from './orders.js';
 export * from './community-post-fanouts.js';
 export * from './deletions.js';
+export * from './safety.js';

@@ -1,7 +1,7 @@
 import type { DomainEvent, DomainEventMap, DomainEventName } from '../core/events.js';
 import type { RealtimeNode } from './node.js';
 import { channelRoom } from '../core/channels.js';
-import { locationAudience, postHomeAudience, postRoom, userRoom } from './rooms.js';
+import { hidingRoom, locationAudience, postHomeAudience, postRoom, userRoom } from './rooms.js';
 
 export { locationAudience, residentsRoom } from './rooms.js';
 
@@ -38,14 +38,25 @@ export const domainEventRoutes: DomainEventRoutes = {
   'user.access_changed': (node, { userId }) => node.broadcast({ kind: 'caller_changed', userId }),
   // No push: the user's sockets leave that channel's room on every node.
   'channel.access_ended': (node, { userId, channel, id }) => node.broadcast({ kind: 'channel_access_ended', userId, channel, id }),
-  'post.created': ({ io }, { post, locationId, communityId }) => emitTo(io, postHomeAudience(locationId, communityId), 'post:created', post),
+  // Never to the sockets that hide the author (a block either way, a mute): the adapter applies except() on every node.
+  'post.created': ({ io }, { post, locationId, communityId }) => {
+    const rooms = postHomeAudience(locationId, communityId);
+    if (rooms.length) io.to(rooms).except(hidingRoom(post.user.id)).emit('post:created', post);
+  },
   'post.deleted': ({ io }, { postId, locationId, communityId }) => emitTo(io, [postRoom(postId), ...postHomeAudience(locationId, communityId)], 'post:deleted', { id: postId }),
   // No push: the posts module's stats coalescer turns bursts of these into at most one post.stats a second.
   'post.counters_changed': () => undefined,
   // No push: the posts module's fan-out worker notifies the community's members, who hear notification:created.
   'community_post.fanout_queued': () => undefined,
   'post.stats': ({ io }, { stats, locationId, communityId }) => emitTo(io, [postRoom(stats.post_id), ...postHomeAudience(locationId, communityId)], 'post:stats', stats),
-  'comment.created': ({ io }, { postId, comment }) => io.to(postRoom(postId)).emit('comment:created', comment),
+  'comment.created': ({ io }, { postId, comment }) => io.to(postRoom(postId)).except(hidingRoom(comment.user.id)).emit('comment:created', comment),
+  // Every device of the viewer, on every node, enters or leaves the author's hiding room.
+  'safety.hiding_changed': ({ io }, { changes }) => {
+    for (const { viewerId, authorId, hidden } of changes) {
+      if (hidden) io.in(userRoom(viewerId)).socketsJoin(hidingRoom(authorId));
+      else io.in(userRoom(viewerId)).socketsLeave(hidingRoom(authorId));
+    }
+  },
   'poll.updated': ({ io }, { postId, pollData }) => io.to(postRoom(postId)).emit('poll:updated', { post_id: postId, poll_data: pollData }),
   // After its posts' post:deleted (raised before it in the same transaction): the room hears the end, then every
   // socket leaves it, on every node (the adapter carries socketsLeave as it carries emits, in order).

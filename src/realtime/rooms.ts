@@ -29,6 +29,13 @@ export function localSocketsIn(io: Server, room: string): AppSocket[] {
   return sockets;
 }
 
+/**
+ * The sockets that must not hear `authorId`'s posts and comments: those of everyone in a block with them, either
+ * way, and of everyone who muted them (src/modules/safety/visibility.ts decides; session.ts and the
+ * `safety.hiding_changed` route keep the membership). Pushes authored by them go out `.except()` this room.
+ */
+export const hidingRoom = (authorId: string) => `hiding:${authorId}`;
+
 /** A post's own room (`subscribe {channel: 'post'}`): its comments, poll results and stats. */
 export const postRoom = (postId: string) => channelRoom('post', postId);
 

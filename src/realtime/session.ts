@@ -7,7 +7,8 @@ import { forgetCaller, socketContext, startSession } from './caller.js';
 import type { RealtimeDeps } from './clock.js';
 import { cancelExpiry, scheduleExpiry } from './expiry.js';
 import { leaveResidency, reconcileResidency } from './residency.js';
-import { userRoom } from './rooms.js';
+import { hidingRoom, userRoom } from './rooms.js';
+import { hiddenAuthorIdsFor } from '../modules/safety/visibility.js';
 import type { AppSocket } from './socket-types.js';
 import type { ConnectionCaps } from './socket-limits.js';
 import { reauthorizeSubscriptions } from './subscriptions.js';
@@ -19,7 +20,19 @@ export function joinOwnRooms(socket: AppSocket, deps: RealtimeDeps): void {
   const session = socket.data.session;
   if (!session) return;
   void socket.join(userRoom(session.user.id));
-  void reconcileResidency(socket, deps);
+  // The hiding rooms before the residents' room: a post of someone hidden must not slip in between the two joins.
+  void joinHidingRooms(socket, session.user.id).then(() => reconcileResidency(socket, deps));
+}
+
+/** The socket joins the hiding room of everyone whose pushes its user must not hear (rooms.ts, hidingRoom). */
+async function joinHidingRooms(socket: AppSocket, userId: string): Promise<void> {
+  try {
+    const authors = await hiddenAuthorIdsFor(userId);
+    if (authors.length) await socket.join(authors.map(hidingRoom));
+  } catch (err) {
+    // The socket keeps working; until it reconnects it may hear someone it hides, as it did before this change.
+    platform.log.warn({ err, userId }, 'could not read the hidden authors of a socket');
+  }
 }
 
 const renewInput = z.object({ token: z.string({ error: (issue) => (issue.input === undefined ? 'This field is required.' : 'Not a valid string.') }) });

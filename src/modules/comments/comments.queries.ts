@@ -1,6 +1,7 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { currentDb, type DbOrTx } from '../../platform/db.js';
 import type { PostAuthor } from '../posts/posts.queries.js';
+import { notHiddenFrom } from '../safety/visibility.js';
 
 export interface CommentRecord {
   id: string;
@@ -70,11 +71,11 @@ async function selectComments(where: SQL, viewerId: string | null, page: { limit
 }
 
 export async function listTopLevelComments(postId: string, viewerId: string | null, page: { limit: number; offset: number }, db: DbOrTx = currentDb()) {
-  return selectComments(sql`c.post_id = ${postId}::uuid AND c.parent_id IS NULL`, viewerId, page, db);
+  return selectComments(sql`c.post_id = ${postId}::uuid AND c.parent_id IS NULL AND ${notHiddenFrom(viewerId, sql`c.user_id`)}`, viewerId, page, db);
 }
 
 export async function listReplies(parentId: string, viewerId: string | null, page: { limit: number; offset: number }, db: DbOrTx = currentDb()) {
-  return selectComments(sql`c.parent_id = ${parentId}::uuid`, viewerId, page, db);
+  return selectComments(sql`c.parent_id = ${parentId}::uuid AND ${notHiddenFrom(viewerId, sql`c.user_id`)}`, viewerId, page, db);
 }
 
 export async function loadComment(id: string, viewerId: string | null, db: DbOrTx = currentDb()): Promise<CommentRecord | null> {

@@ -108,7 +108,7 @@ export async function deleteComment(ctx: AuthedContext, commentId: string): Prom
 async function requireReadablePost(ctx: RequestContext, postId: string): Promise<void> {
   const post = await findPostHead(postId);
   if (!post) throw notFound();
-  requireViewablePost(ctx.user, post);
+  await requireViewablePost(ctx.user, { communityId: post.communityId, authorId: post.userId });
 }
 
 export async function listPostComments(ctx: RequestContext, input: { post_id: string; page?: number; page_size?: number }) {

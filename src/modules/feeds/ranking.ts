@@ -5,6 +5,7 @@ import { currentDb } from '../../platform/db.js';
 import { platform } from '../../platform/index.js';
 import { postColumns, type PostSqlRow } from '../posts/posts.queries.js';
 import { areaPlacesSql, neighbourhoodPlacesSql, type PlaceHead, type ScopedPlace } from './scope.queries.js';
+import { notHiddenFrom } from '../safety/visibility.js';
 
 /**
  * One page of a feed, ranked from indexes, with its posts, in one statement (README, Feeds).
@@ -116,6 +117,7 @@ function pageStatement(shape: Shape, v: (name: keyof Values) => SQLWrapper): SQL
       CROSS JOIN LATERAL (
         SELECT p.id, p.rank_score - n.penalty AS rank FROM posts p
         WHERE p.location_id = n.location_id AND p.created_at <= ${v('snapshot')}::timestamptz ${below(sql`n.penalty`)}
+          AND ${notHiddenFrom(v('viewer'), sql`p.user_id`)}
         ORDER BY p.rank_score DESC, p.id DESC
         LIMIT ${v('need')}
       ) c`,
@@ -125,7 +127,7 @@ function pageStatement(shape: Shape, v: (name: keyof Values) => SQLWrapper): SQL
       SELECT f.id, f.rank FROM (
         SELECT p.id, p.rank_score - ${far}::bigint AS rank FROM posts p
         WHERE p.location_id IS NOT NULL AND p.location_id <> ALL(ARRAY(SELECT location_id FROM places)) AND p.created_at <= ${v('snapshot')}::timestamptz
-          ${below(sql`${far}::bigint`)}
+          ${below(sql`${far}::bigint`)} AND ${notHiddenFrom(v('viewer'), sql`p.user_id`)}
         ORDER BY p.rank_score DESC, p.id DESC
         LIMIT ${v('need')}
       ) f`);

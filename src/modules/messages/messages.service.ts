@@ -1,11 +1,12 @@
 import { sql } from 'drizzle-orm';
 import type { AuthedContext } from '../../core/context.js';
-import { AppError, notFound } from '../../core/errors.js';
+import { AppError, forbidden, notFound } from '../../core/errors.js';
 import { pageParams, paginated } from '../../core/pagination.js';
 import { serverBaseUrl } from '../../core/server-base-url.js';
 import { platform } from '../../platform/index.js';
 import { currentDb, transaction } from '../../platform/db.js';
 import { notifyMany } from '../notifications/notifications.service.js';
+import { isBlockedWithAny } from '../safety/visibility.js';
 import { messageNow } from './message-clock.js';
 import { findConversationFor, findDirectConversationId, findMessage, findMessageIn, isParticipant, listConversations, listMessages, participantIds } from './messages.queries.js';
 import {
@@ -29,6 +30,9 @@ declare module '../../core/events.js' {
 export const NEW_MESSAGE_QUIET_MS = 5 * 60 * 1000;
 export const MAX_PARTICIPANTS = 50;
 
+/** Refused when a block, either way, stands between the sender and anyone the message would reach (DESIGN.md section 9). */
+const BLOCKED_MESSAGE = 'You cannot message this user.';
+
 const participantsError = (message: string) => new AppError(400, { participant_ids: [message] });
 
 /**
@@ -48,6 +52,7 @@ export async function openConversation(ctx: AuthedContext, ids: string[]): Promi
   const unknown = others.filter((id) => !byId.has(id));
   if (unknown.length) throw participantsError(`Invalid pk "${unknown[0]}" - object does not exist.`);
   if (others.some((id) => byId.get(id) === false)) throw participantsError('You cannot start a conversation with a deactivated user.');
+  if (await isBlockedWithAny(ctx.user.id, others)) throw forbidden(BLOCKED_MESSAGE);
 
   const directKey = others.length === 1 ? [ctx.user.id, others[0]].sort().join(':') : null;
   const { id, created } = await transaction(platform.db, async (tx) => {
@@ -108,6 +113,8 @@ export async function sendMessage(ctx: AuthedContext, conversationId: string, co
       WHERE c.id = ${conversationId}
       FOR UPDATE OF c`);
     if (!locked.rows.length) throw notFound();
+    // In a group too: a block stops the pair reaching each other, and a message reaches every participant.
+    if (await isBlockedWithAny(ctx.user.id, (await participantIds(conversationId, tx)).filter((u) => u !== ctx.user.id), tx)) throw forbidden(BLOCKED_MESSAGE);
     const previousAt = locked.rows[0].last_message_at ? new Date(locked.rows[0].last_message_at) : null;
     const now = messageNow();
     const inserted = await tx.execute<{ id: string; seq: string | number }>(sql`

@@ -9,6 +9,7 @@ import { transaction, type DbOrTx } from '../../platform/db.js';
 import { findNotification, findNotificationsByIds, listNotifications } from './notifications.queries.js';
 import { serializeNotification, type NotificationBody } from './notifications.serializer.js';
 import { serverBaseUrl } from '../../core/server-base-url.js';
+import { notHiddenFrom } from '../safety/visibility.js';
 
 declare module '../../core/events.js' {
   interface DomainEventMap {
@@ -45,7 +46,8 @@ export async function notify(db: DbOrTx, events: PendingEvents, n: NewNotificati
  * rows are read back in one query (the actor joined); one `notification.created`
  * per recipient joins the pending events, so each recipient's devices hear of it after the commit.
  * Duplicate ids are notified once; the actor is never notified of their own action; ids of users that do
- * not exist (deleted meanwhile) are skipped rather than failing the write that notifies. Answers the
+ * not exist (deleted meanwhile) are skipped rather than failing the write that notifies, and so are recipients who
+ * must not hear from the actor (a block either way, or a mute by the recipient: src/modules/safety). Answers the
  * bodies in the order of first appearance of each recipient.
  */
 export async function notifyMany(
@@ -63,6 +65,7 @@ export async function notifyMany(
     SELECT r.id, ${n.actorId ?? null}::uuid, ${n.type}, ${n.targetId ?? null}::uuid, ${n.targetType ?? null}, ${n.message}
     FROM unnest(${sql.param(recipients)}::uuid[]) WITH ORDINALITY AS r(id, ord)
     JOIN ${users} u ON u.id = r.id
+    WHERE ${n.actorId ? notHiddenFrom(sql`r.id`, sql`${n.actorId}::uuid`) : sql`TRUE`}
     ORDER BY r.ord
     RETURNING id`);
   // One read of what the bodies show, the actor joined (the same serializer data as the list).

@@ -1,4 +1,5 @@
 import { AppError, notAuthenticated, notFound } from '../../core/errors.js';
+import { isBlockedBetween } from '../safety/visibility.js';
 
 /**
  * THE rule of who may see a post, and so its comments, replies, view count, its `post:<id>` room and, for a
@@ -16,6 +17,10 @@ import { AppError, notAuthenticated, notFound } from '../../core/errors.js';
  * contract needs a token, so a community is public to signed-in users and closed to anonymous callers.
  * A refused anonymous caller is told to sign in (401); a refused signed-in caller would be told the post does
  * not exist (404), so nothing of a hidden post leaks.
+ *
+ * Blocks (DESIGN.md section 9): a post of someone in a block with the viewer, either way, does not exist for the
+ * viewer (404), nor do its comments, its room or its view count. Lists apply the same rule in SQL through
+ * `notBlockedWith` / `notHiddenFrom` of safety/visibility.ts.
  */
 export type Viewer = { id: string } | null;
 
@@ -29,8 +34,9 @@ export function canViewPost(viewer: Viewer, post: { communityId: string | null }
 
 const refusal = (viewer: Viewer): AppError => (viewer ? notFound() : notAuthenticated());
 
-export function requireViewablePost(viewer: Viewer, post: { communityId: string | null }): void {
+export async function requireViewablePost(viewer: Viewer, post: { communityId: string | null; authorId: string }): Promise<void> {
   if (!canViewPost(viewer, post)) throw refusal(viewer);
+  if (await isBlockedBetween(viewer?.id, post.authorId)) throw notFound();
 }
 
 export function requireCommunityPostsViewer(viewer: Viewer, communityId: string): void {

@@ -11,12 +11,13 @@ import { onCommunityPostDeleted } from './targets.js';
 import { requireViewablePost } from './post-visibility.js';
 import { postScope, recordDeletions } from '../deletions/deletions.service.js';
 import './posts.events.js';
+import { notBlockedWith, notHiddenFrom } from '../safety/visibility.js';
 
 /** Reads and the author's delete. Lists load one page of ids, then the page's posts in one batch. */
 export async function getPost(ctx: RequestContext, postId: string): Promise<PostBody> {
   const post = await loadPost(postId, ctx.user?.id ?? null, undefined, ctx.baseUrl);
   if (!post) throw notFound();
-  requireViewablePost(ctx.user, post);
+  await requireViewablePost(ctx.user, { communityId: post.communityId, authorId: post.author.id });
   return serializePost(post, ctx);
 }
 
@@ -52,15 +53,17 @@ export async function reactedPosts(ctx: AuthedContext, list: ReactionList, path:
   const params = pageParams(input, { size: 20, max: 100 });
   const table = sql.identifier(list);
   const { rows } = await platform.db.execute<{ post_id: string; total: number }>(sql`
-    SELECT post_id, count(*) OVER ()::int AS total FROM ${table}
-    WHERE user_id = ${ctx.user.id}::uuid ORDER BY created_at DESC, post_id LIMIT ${params.limit} OFFSET ${params.offset}`);
+    SELECT r.post_id, count(*) OVER ()::int AS total FROM ${table} r JOIN posts p ON p.id = r.post_id
+    WHERE r.user_id = ${ctx.user.id}::uuid AND ${notBlockedWith(ctx.user.id, sql`p.user_id`)}
+    ORDER BY r.created_at DESC, r.post_id LIMIT ${params.limit} OFFSET ${params.offset}`);
   const count = rows[0]?.total ?? (params.offset ? await countReactions(table, ctx.user.id) : 0);
   const posts = await loadPosts(rows.map((r) => r.post_id), ctx.user.id, undefined, ctx.baseUrl);
   return paginated(ctx, path, params, count, posts.map((p) => serializePost(p, ctx)));
 }
 
 async function countReactions(table: ReturnType<typeof sql.identifier>, userId: string): Promise<number> {
-  const { rows } = await platform.db.execute<{ n: number }>(sql`SELECT count(*)::int AS n FROM ${table} WHERE user_id = ${userId}::uuid`);
+  const { rows } = await platform.db.execute<{ n: number }>(sql`
+    SELECT count(*)::int AS n FROM ${table} r JOIN posts p ON p.id = r.post_id WHERE r.user_id = ${userId}::uuid AND ${notBlockedWith(userId, sql`p.user_id`)}`);
   return rows[0].n;
 }
 
@@ -97,10 +100,12 @@ export async function userAnalytics(ctx: AuthedContext) {
 export async function postsByLocation(ctx: RequestContext, input: { location_id: string; page?: number; page_size?: number }) {
   const params = pageParams(input, { size: 20, max: 100 });
   const { rows: location } = await platform.db.execute<{ name: string; total: number }>(sql`
-    SELECT l.name, (SELECT count(*)::int FROM posts p WHERE p.location_id = l.id) AS total FROM locations l WHERE l.id = ${input.location_id}::uuid`);
+    SELECT l.name, (SELECT count(*)::int FROM posts p WHERE p.location_id = l.id AND ${notHiddenFrom(ctx.user?.id, sql`p.user_id`)}) AS total
+    FROM locations l WHERE l.id = ${input.location_id}::uuid`);
   if (!location.length) throw notFound();
   const { rows } = await platform.db.execute<{ id: string }>(sql`
-    SELECT id FROM posts WHERE location_id = ${input.location_id}::uuid ORDER BY created_at DESC, id DESC LIMIT ${params.limit} OFFSET ${params.offset}`);
+    SELECT p.id FROM posts p WHERE p.location_id = ${input.location_id}::uuid AND ${notHiddenFrom(ctx.user?.id, sql`p.user_id`)}
+    ORDER BY p.created_at DESC, p.id DESC LIMIT ${params.limit} OFFSET ${params.offset}`);
   const posts = await loadPosts(rows.map((r) => r.id), ctx.user?.id ?? null, undefined, ctx.baseUrl);
   return { location_name: location[0].name, total_posts: location[0].total, posts: posts.map((p) => serializePost(p, ctx)) };
 }

@@ -2,6 +2,7 @@ import { eq, inArray, sql } from 'drizzle-orm';
 import { platform } from '../../platform/index.js';
 import { currentDb, type Db, type DbOrTx } from '../../platform/db.js';
 import { users, locations, type UserRow } from '../../models/index.js';
+import { notBlockedWith } from '../safety/visibility.js';
 
 /** A user row with what its public shape needs (location name; store and communities as their modules land). */
 export interface UserWithRelations extends UserRow {
@@ -104,7 +105,8 @@ export async function currentLocationId(userId: string): Promise<string | null> 
 function nearbyCandidates(meId: string, origin: string, radiusM: number, limitEach: number | null) {
   const o = sql`${origin}::geography`;
   const ownPointFilter = (alias: string) =>
-    sql`${sql.raw(alias)}.point IS NOT NULL AND ${sql.raw(alias)}.id <> ${meId} AND ${sql.raw(alias)}.is_active AND ${sql.raw(alias)}.location_id IS NOT NULL`;
+    sql`${sql.raw(alias)}.point IS NOT NULL AND ${sql.raw(alias)}.id <> ${meId} AND ${sql.raw(alias)}.is_active AND ${sql.raw(alias)}.location_id IS NOT NULL
+      AND ${notBlockedWith(meId, sql.raw(`${alias}.id`))}`;
   // For a page, the first branch needs only the `limitEach` nearest, which KNN (`<->` alone) finds without
   // reading the rest; its distance becomes the radius, so users tied with the last one are all included and
   // the final order (distance, id) is the same whatever page is asked for.
@@ -121,7 +123,7 @@ function nearbyCandidates(meId: string, origin: string, radiusM: number, limitEa
     UNION ALL
     (SELECT u.id, ST_Distance(coalesce(l.center, l.point), ${o}, false) AS distance
        FROM locations l JOIN users u ON u.location_id = l.id
-      WHERE u.point IS NULL AND u.id <> ${meId} AND u.is_active
+      WHERE u.point IS NULL AND u.id <> ${meId} AND u.is_active AND ${notBlockedWith(meId, sql`u.id`)}
         AND (ST_DWithin(l.center, ${o}, ${radiusM}, false) OR (l.center IS NULL AND ST_DWithin(l.point, ${o}, ${radiusM}, false)))
       ${locationLimit})`;
 }

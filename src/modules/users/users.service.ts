@@ -11,6 +11,7 @@ import { recordAccessChange } from '../accounts/access-changes.js';
 import { countNearbyUsers, findUserById, findUserByUsername, findUsersByIds, nearbyUserIds } from './users.queries.js';
 import { serializeUser, serializeUserSummary, type UserBody } from './users.serializer.js';
 import { moveUserToAddress, type Hierarchy } from '../locations/membership.service.js';
+import { notBlockedWith } from '../safety/visibility.js';
 
 declare module '../../core/events.js' {
   interface DomainEventMap {
@@ -98,7 +99,7 @@ export async function searchUsers(ctx: AuthedContext, query: string | undefined)
   const rows = await platform.db
     .select({ id: users.id, username: users.username, displayName: users.displayName, profilePicture: users.profilePicture })
     .from(users)
-    .where(and(eq(users.isActive, true), or(sql`${users.username} ILIKE ${pattern}`, sql`${users.displayName} ILIKE ${pattern}`)))
+    .where(and(eq(users.isActive, true), or(sql`${users.username} ILIKE ${pattern}`, sql`${users.displayName} ILIKE ${pattern}`), notBlockedWith(ctx.user.id, sql`${users.id}`)))
     // Exact and prefix matches first, then the closest by trigram similarity.
     .orderBy(sql`(lower(${users.username}) = lower(${q})) DESC`, sql`(${users.username} ILIKE ${q.replace(/[\\%_]/g, (c) => `\\${c}`) + '%'}) DESC`, sql`greatest(similarity(${users.username}, ${q}), similarity(${users.displayName}, ${q})) DESC`, users.username)
     .limit(50);

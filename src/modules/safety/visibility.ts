@@ -1,0 +1,66 @@
+import { sql, type SQL, type SQLWrapper } from 'drizzle-orm';
+import { currentDb, type DbOrTx } from '../../platform/db.js';
+
+/**
+ * The one place that decides what a block or a mute hides (DESIGN.md section 9). Every read, list, search,
+ * notification and push calls these; none repeats the rule.
+ *
+ * - A block works both ways: each person's posts, comments and account do not exist for the other.
+ * - A mute works one way: the muter's lists (feeds, post lists, comments) leave the muted person out, while a read
+ *   by id still answers, and the muted person sees nothing change.
+ *
+ * The list conditions are SQL, so that a list stays one query and its page and count agree: each is a NOT EXISTS on
+ * a primary key (user_blocks, user_mutes), one index probe per candidate row.
+ */
+
+/** A viewer: a user id, or a column holding one (a list of recipients); null or undefined is anonymous. */
+type Viewer = string | SQLWrapper | null | undefined;
+
+/** True for rows whose user (`userColumn`) is in no block with `viewerId`, either way. Anonymous viewers see all. */
+export function notBlockedWith(viewerId: Viewer, userColumn: SQL): SQL {
+  if (!viewerId) return sql`TRUE`;
+  return sql`(NOT EXISTS (SELECT 1 FROM user_blocks sb WHERE sb.blocker_id = ${viewerId}::uuid AND sb.blocked_id = ${userColumn})
+    AND NOT EXISTS (SELECT 1 FROM user_blocks sb WHERE sb.blocker_id = ${userColumn} AND sb.blocked_id = ${viewerId}::uuid))`;
+}
+
+/** True for rows whose author `viewerId` may see in a list: no block either way, and not muted by the viewer. */
+export function notHiddenFrom(viewerId: Viewer, authorColumn: SQL): SQL {
+  if (!viewerId) return sql`TRUE`;
+  return sql`(${notBlockedWith(viewerId, authorColumn)}
+    AND NOT EXISTS (SELECT 1 FROM user_mutes sm WHERE sm.muter_id = ${viewerId}::uuid AND sm.muted_id = ${authorColumn}))`;
+}
+
+/** Whether `userId` and any of `otherIds` blocked one another (either way): messages, reads by id. */
+export async function isBlockedWithAny(userId: string | null | undefined, otherIds: readonly string[], db: DbOrTx = currentDb()): Promise<boolean> {
+  if (!userId || !otherIds.length) return false;
+  const found = await db.execute(sql`
+    SELECT 1 FROM user_blocks
+     WHERE (blocker_id = ${userId} AND blocked_id = ANY(${sql.param([...otherIds])}::uuid[]))
+        OR (blocked_id = ${userId} AND blocker_id = ANY(${sql.param([...otherIds])}::uuid[]))
+     LIMIT 1`);
+  return found.rows.length > 0;
+}
+
+/** Whether a block, either way, stands between two people: a read by id of one's post or comment by the other is 404. */
+export function isBlockedBetween(viewerId: string | null | undefined, authorId: string, db: DbOrTx = currentDb()): Promise<boolean> {
+  return viewerId && viewerId !== authorId ? isBlockedWithAny(viewerId, [authorId], db) : Promise.resolve(false);
+}
+
+/**
+ * The people whose live pushes (posts, comments) must not reach `userId`'s sockets: everyone in a block with them,
+ * either way, and everyone they muted. Read when a socket signs in; the realtime layer puts the socket in each one's
+ * hiding room, and pushes authored by that person are sent to their rooms except it.
+ */
+export async function hiddenAuthorIdsFor(userId: string, db: DbOrTx = currentDb()): Promise<string[]> {
+  const found = await db.execute<{ id: string }>(sql`
+    SELECT blocked_id AS id FROM user_blocks WHERE blocker_id = ${userId}
+    UNION SELECT blocker_id FROM user_blocks WHERE blocked_id = ${userId}
+    UNION SELECT muted_id FROM user_mutes WHERE muter_id = ${userId}`);
+  return found.rows.map((r) => r.id);
+}
+
+/** Whether `viewerId` hides `authorId` now (a block either way, or a mute by the viewer). */
+export async function hidesAuthor(viewerId: string, authorId: string, db: DbOrTx = currentDb()): Promise<boolean> {
+  const found = await db.execute(sql`SELECT 1 AS one WHERE ${notHiddenFrom(viewerId, sql`${authorId}::uuid`)}`);
+  return found.rows.length === 0;
+}
