@@ -21,18 +21,22 @@ afterAll(async () => {
  * `n` members straight into the tables (registering thousands of users would take minutes), 5,000 a statement
  * (each stays well inside the app pool's statement timeout).
  */
-async function addMembers(communityId: string, n: number): Promise<void> {
-  for (let left = n; left > 0; left -= 5000) await addSomeMembers(communityId, Math.min(left, 5000));
+async function addMembers(communityId: string, n: number, opts: { idsFirst?: boolean } = {}): Promise<void> {
+  for (let left = n; left > 0; left -= 5000) await addSomeMembers(communityId, Math.min(left, 5000), opts.idsFirst ?? false);
 }
 
-async function addSomeMembers(communityId: string, n: number): Promise<void> {
+/**
+ * `idsFirst`: their ids start with eight zeros, so they sort before any registered user's (random) id, and a fan-out,
+ * which walks members by id, reaches every one of them before a registered member.
+ */
+async function addSomeMembers(communityId: string, n: number, idsFirst: boolean): Promise<void> {
   await sql(
     `WITH u AS (
-       INSERT INTO users (email, username, display_name, password_hash, referral_code)
-       SELECT n || '@example.test', n, n, '!', substr(md5(n), 1, 12)
+       INSERT INTO users (id, email, username, display_name, password_hash, referral_code)
+       SELECT CASE WHEN $3 THEN ('00000000' || substr(n, 10))::uuid ELSE gen_random_uuid() END, n || '@example.test', n, n, '!', substr(md5(n), 1, 12)
        FROM (SELECT 'f' || replace(gen_random_uuid()::text, '-', '') AS n FROM generate_series(1, $2::int)) g RETURNING id)
      INSERT INTO community_members (community_id, user_id) SELECT $1::uuid, id FROM u`,
-    [communityId, n],
+    [communityId, n, idsFirst],
   );
 }
 
@@ -83,7 +87,8 @@ describe('community post fan-out', () => {
     const club = await aCommunity(app, owner);
     const member = await aResident(app);
     await joinCommunity(app, member, club.id);
-    await addMembers(club.id, 600);
+    // The 600 sort first: the two batches below cannot have reached `member`, whose phone then hears the rest.
+    await addMembers(club.id, 600, { idsFirst: true });
     const postId = await aPostLeftBehind(club.id, owner.id, 60);
     // The node wrote two batches of 100 before it died.
     expect(await fanOutNextBatch(postId, 100)).toBe(true);
