@@ -67,10 +67,11 @@ describe('openApiDocument', () => {
     expect(body.required).toBe(true);
   });
 
-  test('when an operation takes files, then a multipart body lists them as binary (arrays for several)', () => {
+  test('when an operation takes files, then a multipart body lists them as binary (arrays for several, with their most) with their descriptions', () => {
     const multipart = doc.paths['/api/profiles/{username}/'].patch.requestBody.content['multipart/form-data'].schema;
-    expect(multipart.properties.avatar).toEqual({ type: 'string', format: 'binary' });
-    expect(multipart.properties.gallery).toEqual({ type: 'array', items: { type: 'string', format: 'binary' } });
+    // A file field keeps its own description (what is accepted, what is done to it); a list says how many it takes.
+    expect(multipart.properties.avatar).toEqual({ type: 'string', format: 'binary', description: expect.stringMatching(/^An image file: JPEG, PNG, WebP or GIF/) });
+    expect(multipart.properties.gallery).toEqual({ type: 'array', items: { type: 'string', format: 'binary' }, maxItems: 5 });
     expect(multipart.properties.display_name).toBeDefined();
   });
 
