@@ -19,7 +19,9 @@ describeWithRedis('messages across nodes', () => {
       const isolated = await import('../helpers/test-app.js');
       nodeB = await isolated.startTestApp(cluster);
     });
-  });
+    // Two nodes start (the second loads the whole app again in its own registry): more than the default 30 s on a
+    // loaded machine.
+  }, 90_000);
   afterAll(async () => {
     await nodeB?.stop();
     await nodeA?.stop();
