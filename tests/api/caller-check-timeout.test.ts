@@ -12,7 +12,9 @@ import { domainEvents } from '../../src/core/events.js';
 const BUSY = { detail: 'Service temporarily unavailable, try again later.' };
 let app: TestApp;
 beforeAll(async () => {
-  app = await startTestApp({ DATABASE_POOL_MAX: '1', DATABASE_CONNECT_TIMEOUT_MS: '300' });
+  // The wait for a connection is short so that a full pool is answered quickly, but not so short that opening a
+  // real connection on a loaded CI machine (the migration's, at start) runs past it.
+  app = await startTestApp({ DATABASE_POOL_MAX: '1', DATABASE_CONNECT_TIMEOUT_MS: '2000' });
 });
 afterAll(async () => {
   await app.stop();
