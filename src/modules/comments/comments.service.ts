@@ -10,7 +10,8 @@ import { notifyMany } from '../notifications/notifications.service.js';
 import { notifyMentions } from '../posts/mentions.js';
 import { toggleReaction } from '../posts/reactions.js';
 import { findPostHead } from '../posts/posts.queries.js';
-import { requireViewablePost } from '../posts/post-visibility.js';
+import { mayViewPost, requireViewablePostById } from '../posts/post-visibility.js';
+import { isBlockedBetween } from '../safety/visibility.js';
 import { postScope, recordDeletions } from '../deletions/deletions.service.js';
 import { listReplies, listTopLevelComments, loadComment } from './comments.queries.js';
 import { serializeComment, type CommentBody } from './comments.serializer.js';
@@ -34,6 +35,9 @@ export interface NewComment {
  * and the users mentioned, each at most once for this comment.
  */
 export async function createComment(ctx: AuthedContext, input: NewComment): Promise<CommentBody> {
+  // A post that does not exist for the commenter (a block with its author) is answered as a missing one.
+  const head = await findPostHead(input.post);
+  if (!head || !(await mayViewPost(ctx.user, { communityId: head.communityId, authorId: head.userId }))) throw fieldError('post', 'Post not found.');
   return transaction(platform.db, async (tx, events) => {
     const { rows: postRows } = await tx.execute<{ user_id: string }>(sql`
       UPDATE posts SET comments_count = comments_count + 1 WHERE id = ${input.post}::uuid RETURNING user_id`);
@@ -45,6 +49,8 @@ export async function createComment(ctx: AuthedContext, input: NewComment): Prom
         UPDATE comments SET replies_count = replies_count + 1 WHERE id = ${input.parent}::uuid RETURNING post_id, user_id`);
       if (!rows.length) throw fieldError('parent', 'Comment not found.');
       if (rows[0].post_id !== input.post) throw fieldError('parent', 'The parent comment belongs to another post.');
+      // A comment of someone in a block with the replier does not exist for them.
+      if (await isBlockedBetween(ctx.user.id, rows[0].user_id, tx)) throw fieldError('parent', 'Comment not found.');
       parentAuthor = rows[0].user_id;
     }
     const { rows: inserted } = await tx.execute<{ id: string }>(sql`
@@ -104,15 +110,9 @@ export async function deleteComment(ctx: AuthedContext, commentId: string): Prom
   });
 }
 
-/** A post's comments and replies are read by whoever may read the post (404 for an unknown post). */
-async function requireReadablePost(ctx: RequestContext, postId: string): Promise<void> {
-  const post = await findPostHead(postId);
-  if (!post) throw notFound();
-  await requireViewablePost(ctx.user, { communityId: post.communityId, authorId: post.userId });
-}
-
 export async function listPostComments(ctx: RequestContext, input: { post_id: string; page?: number; page_size?: number }) {
-  await requireReadablePost(ctx, input.post_id);
+  // A post's comments and replies are read by whoever may read the post (404 for an unknown post).
+  await requireViewablePostById(ctx.user, input.post_id);
   const params = pageParams(input, COMMENT_PAGE);
   const { rows, total } = await listTopLevelComments(input.post_id, ctx.user?.id ?? null, params);
   const count = total ?? (await countWhere(sql`post_id = ${input.post_id}::uuid AND parent_id IS NULL`));
@@ -122,7 +122,7 @@ export async function listPostComments(ctx: RequestContext, input: { post_id: st
 export async function listCommentReplies(ctx: RequestContext, input: { parent_id: string; page?: number; page_size?: number }) {
   const { rows: parent } = await platform.db.execute<{ post_id: string }>(sql`SELECT post_id FROM comments WHERE id = ${input.parent_id}::uuid`);
   if (!parent.length) throw notFound();
-  await requireReadablePost(ctx, parent[0].post_id);
+  await requireViewablePostById(ctx.user, parent[0].post_id);
   const params = pageParams(input, COMMENT_PAGE);
   const { rows, total } = await listReplies(input.parent_id, ctx.user?.id ?? null, params);
   const count = total ?? (await countWhere(sql`parent_id = ${input.parent_id}::uuid`));
@@ -134,7 +134,19 @@ async function countWhere(where: ReturnType<typeof sql>): Promise<number> {
   return rows[0].n;
 }
 
+/**
+ * A comment can be liked or bookmarked by whoever can see it: its post is visible to them, and neither the post's
+ * author nor the comment's is in a block with them (404 otherwise, as for a read).
+ */
+async function requireViewableComment(ctx: AuthedContext, commentId: string): Promise<void> {
+  const { rows } = await platform.db.execute<{ post_id: string; user_id: string }>(sql`SELECT post_id, user_id FROM comments WHERE id = ${commentId}::uuid`);
+  if (!rows.length) throw notFound();
+  await requireViewablePostById(ctx.user, rows[0].post_id);
+  if (await isBlockedBetween(ctx.user.id, rows[0].user_id)) throw notFound();
+}
+
 export async function toggleCommentLike(ctx: AuthedContext, commentId: string) {
+  await requireViewableComment(ctx, commentId);
   const { active, count } = await transaction(platform.db, (tx) =>
     toggleReaction(tx, { table: 'comment_likes', targetColumn: 'comment_id', targetTable: 'comments', counter: 'likes_count' }, commentId, ctx.user.id),
   );
@@ -142,6 +154,7 @@ export async function toggleCommentLike(ctx: AuthedContext, commentId: string) {
 }
 
 export async function toggleCommentBookmark(ctx: AuthedContext, commentId: string) {
+  await requireViewableComment(ctx, commentId);
   const { active, count } = await transaction(platform.db, (tx) =>
     toggleReaction(tx, { table: 'comment_bookmarks', targetColumn: 'comment_id', targetTable: 'comments', counter: 'bookmarks_count' }, commentId, ctx.user.id),
   );

@@ -5,6 +5,7 @@ import { pollOptions, polls } from '../../models/index.js';
 import { platform } from '../../platform/index.js';
 import { transaction, type Tx } from '../../platform/db.js';
 import { loadPollsOfPosts } from './posts.queries.js';
+import { requireViewablePostById } from './post-visibility.js';
 import { serializePoll, type PollData } from './posts.serializer.js';
 import './posts.events.js';
 
@@ -46,6 +47,7 @@ export async function votePoll(ctx: AuthedContext, input: VoteInput): Promise<Vo
   const field = input.option_ids !== undefined ? 'option_ids' : 'option_id';
   const chosen = [...new Set(input.option_ids ?? (input.option_id ? [input.option_id] : []))];
   if (!chosen.length) throw fieldError('option_ids', 'Choose at least one option (option_ids, or option_id on a single-choice poll).');
+  await requireViewablePostById(ctx.user, input.post_id);
   return transaction(platform.db, async (tx, events) => {
     const { rows } = await tx.execute<{ id: string; allows_multiple_choices: boolean; expires_at: Date; is_poll: boolean }>(sql`
       SELECT pl.id, pl.allows_multiple_choices, pl.expires_at, p.post_type = 'poll' AS is_poll

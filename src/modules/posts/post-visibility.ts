@@ -1,5 +1,6 @@
 import { AppError, notAuthenticated, notFound } from '../../core/errors.js';
 import { isBlockedBetween } from '../safety/visibility.js';
+import { findPostHead, type PostHead } from './posts.queries.js';
 
 /**
  * THE rule of who may see a post, and so its comments, replies, view count, its `post:<id>` room and, for a
@@ -34,9 +35,25 @@ export function canViewPost(viewer: Viewer, post: { communityId: string | null }
 
 const refusal = (viewer: Viewer): AppError => (viewer ? notFound() : notAuthenticated());
 
+/** Whether `viewer` may see this post: its audience, and no block between the viewer and its author. */
+export async function mayViewPost(viewer: Viewer, post: { communityId: string | null; authorId: string }): Promise<boolean> {
+  return canViewPost(viewer, post) && !(await isBlockedBetween(viewer?.id, post.authorId));
+}
+
 export async function requireViewablePost(viewer: Viewer, post: { communityId: string | null; authorId: string }): Promise<void> {
   if (!canViewPost(viewer, post)) throw refusal(viewer);
   if (await isBlockedBetween(viewer?.id, post.authorId)) throw notFound();
+}
+
+/**
+ * The same rule for a post known by its id only (a like, a bookmark, a vote, a comment's like): a post that does
+ * not exist for the viewer cannot be touched either, so a blocked person cannot like, vote on or bookmark it.
+ */
+export async function requireViewablePostById(viewer: Viewer, postId: string): Promise<PostHead> {
+  const post = await findPostHead(postId);
+  if (!post) throw notFound();
+  await requireViewablePost(viewer, { communityId: post.communityId, authorId: post.userId });
+  return post;
 }
 
 export function requireCommunityPostsViewer(viewer: Viewer, communityId: string): void {

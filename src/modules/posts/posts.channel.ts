@@ -1,7 +1,5 @@
 import { defineChannel } from '../../core/channels.js';
-import { notFound } from '../../core/errors.js';
-import { findPostHead } from './posts.queries.js';
-import { requireViewablePost } from './post-visibility.js';
+import { requireViewablePostById } from './post-visibility.js';
 
 /**
  * `subscribe {channel: 'post', id}` while a post is open on screen: comments, poll results and coalesced
@@ -11,8 +9,6 @@ import { requireViewablePost } from './post-visibility.js';
 export const postChannel = defineChannel({
   name: 'post',
   authorize: async (id, ctx) => {
-    const post = await findPostHead(id);
-    if (!post) throw notFound();
-    await requireViewablePost(ctx.user, { communityId: post.communityId, authorId: post.userId });
+    await requireViewablePostById(ctx.user, id);
   },
 });

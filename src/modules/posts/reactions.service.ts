@@ -4,6 +4,7 @@ import { platform } from '../../platform/index.js';
 import { transaction } from '../../platform/db.js';
 import { notify } from '../notifications/notifications.service.js';
 import { toggleReaction } from './reactions.js';
+import { requireViewablePostById } from './post-visibility.js';
 import './posts.events.js';
 
 export interface LikeAnswer {
@@ -23,6 +24,7 @@ export interface BookmarkAnswer {
  * does not notify, and a like taken back and given again does not notify a second time.
  */
 export async function togglePostLike(ctx: AuthedContext, postId: string): Promise<LikeAnswer> {
+  await requireViewablePostById(ctx.user, postId);
   return transaction(platform.db, async (tx, events) => {
     const { active, count } = await toggleReaction(tx, { table: 'post_likes', targetColumn: 'post_id', targetTable: 'posts', counter: 'likes_count' }, postId, ctx.user.id, async (liked) => {
       if (!liked) return;
@@ -42,6 +44,7 @@ export async function togglePostLike(ctx: AuthedContext, postId: string): Promis
 }
 
 export async function togglePostBookmark(ctx: AuthedContext, postId: string): Promise<BookmarkAnswer> {
+  await requireViewablePostById(ctx.user, postId);
   return transaction(platform.db, async (tx) => {
     const { active, count } = await toggleReaction(tx, { table: 'post_bookmarks', targetColumn: 'post_id', targetTable: 'posts', counter: 'bookmarks_count' }, postId, ctx.user.id);
     return { message: active ? 'Post bookmarked.' : 'Bookmark removed.', bookmarked: active, bookmarks_count: count };

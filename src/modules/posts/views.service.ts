@@ -2,8 +2,7 @@ import crypto from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import type { RequestContext } from '../../core/context.js';
 import { notFound } from '../../core/errors.js';
-import { findPostHead } from './posts.queries.js';
-import { requireViewablePost } from './post-visibility.js';
+import { requireViewablePostById } from './post-visibility.js';
 import { platform } from '../../platform/index.js';
 import { transaction, type DbOrTx } from '../../platform/db.js';
 import './posts.events.js';
@@ -36,9 +35,7 @@ export function viewerKey(ctx: Pick<RequestContext, 'user' | 'ip'>): string {
 
 export async function trackView(ctx: RequestContext, input: TrackViewInput): Promise<TrackViewAnswer> {
   // Only a viewer who may read the post counts a view of it. The existence checks below stay: the post may go meanwhile.
-  const post = await findPostHead(input.post_id);
-  if (!post) throw notFound();
-  await requireViewablePost(ctx.user, { communityId: post.communityId, authorId: post.userId });
+  await requireViewablePostById(ctx.user, input.post_id);
   const key = viewerKey(ctx);
   return transaction(platform.db, async (tx, events) => {
     const claimed = await tx.execute(sql`
