@@ -6,6 +6,7 @@ import express from 'express';
 import jwt from 'jsonwebtoken';
 import { platform } from '../../src/platform/index.js';
 import { accessReads, accessUserCache, signAccessToken } from '../../src/modules/accounts/tokens.js';
+import type { AuthUser } from '../../src/core/context.js';
 import { loadAuthUsers, seededRandom, type Bench } from '../lib/harness.js';
 import { measure, percentile } from '../lib/stats.js';
 import { iterations, type BenchCase, type Measurement } from './case.js';
@@ -109,6 +110,49 @@ export async function closedLoop(base: string, path: (i: number) => { url: strin
   return { samples, rps: samples.length / seconds, errors, cpu };
 }
 
+/** Readers who blocked BLOCKS_EACH people and muted as many others (DESIGN.md section 9), drawn from all authors. */
+const HEAVY_BLOCKERS = 100;
+const BLOCKS_EACH = 1000;
+
+/**
+ * Page 1 of the neighbourhood feed for readers with 1,000 blocks and 1,000 mutes each, against the same readers'
+ * page 1 with none, measured just before in the same run. The people hidden are drawn at random (seeded) from the
+ * dataset's 10,000 authors: a tenth of them blocked, another tenth muted, so a fifth of the posts around each
+ * reader are filtered out by the feed's NOT EXISTS probes. The relations are removed afterwards.
+ */
+async function withBlocksAndMutes(bench: Bench, blockers: AuthUser[], runs: number): Promise<Measurement[]> {
+  const ids = blockers.map((b) => b.id);
+  const read = (i: number) => bench.call('feeds.neighbourhood', {}, blockers[i % blockers.length]);
+  const clear = async () => {
+    await bench.pool.query('DELETE FROM user_blocks WHERE blocker_id = ANY($1::uuid[])', [ids]);
+    await bench.pool.query('DELETE FROM user_mutes WHERE muter_id = ANY($1::uuid[])', [ids]);
+  };
+  await clear();
+  for (let i = 0; i < blockers.length; i++) await read(i);
+  const without = await measure(read, { iterations: runs, warmup: 20 });
+  const hidden = (offset: number) => `
+    SELECT b, u.id FROM unnest($1::uuid[]) AS b CROSS JOIN LATERAL (
+      SELECT id FROM users WHERE username LIKE 'feedbench\\_%' AND id <> b ORDER BY md5(id::text || b::text) OFFSET ${offset} LIMIT ${BLOCKS_EACH}) u`;
+  await bench.pool.query(`INSERT INTO user_blocks (blocker_id, blocked_id) ${hidden(0)}`, [ids]);
+  await bench.pool.query(`INSERT INTO user_mutes (muter_id, muted_id) ${hidden(BLOCKS_EACH)}`, [ids]);
+  await bench.pool.query('ANALYZE user_blocks; ANALYZE user_mutes');
+  try {
+    for (let i = 0; i < blockers.length; i++) await read(i);
+    const withRelations = await measure(read, { iterations: runs, warmup: 20 });
+    const median = (xs: number[]) => percentile([...xs].sort((a, b) => a - b), 50);
+    return [
+      { name: `feeds.neighbourhood page 1, ${blockers.length} readers with no block, in-process`, samples: without },
+      {
+        name: `feeds.neighbourhood page 1, the same readers with ${BLOCKS_EACH} blocks + ${BLOCKS_EACH} mutes each, in-process`,
+        samples: withRelations,
+        note: `median ${(median(withRelations) / median(without)).toFixed(2)}x the same readers' without`,
+      },
+    ];
+  } finally {
+    await clear();
+  }
+}
+
 /** The bare baseline: bearer check, then one indexed 15-row SELECT of a place's posts, as JSON. */
 export async function startBareRoute(): Promise<{ url: string; stop: () => Promise<void> }> {
   const app = express();
@@ -205,6 +249,7 @@ export const feedsCase: BenchCase = {
       name: 'feeds.location page 1, in-process',
       samples: await measure((i) => bench.call('feeds.location', { location_id: homeOf.get(reader(i + 17).id) }, reader(i + 17)), { iterations: runs, warmup: 20 }),
     });
+    out.push(...(await withBlocksAndMutes(bench, readers.slice(0, HEAVY_BLOCKERS), runs)));
     out.push({ name: 'feeds.enhancements.users, in-process', samples: await measure((i) => bench.call('feeds.enhancements.users', {}, reader(i + 19)), { iterations: runs, warmup: 20 }) });
     out.push({
       name: 'GET neighbourhood page 1 over HTTP, one at a time',
