@@ -1,4 +1,4 @@
-/** `npm run limits:table`: print the README's table of limits from the registry and the configured defaults. */
+/** `npm run limits:table`: print the table of limits in docs/limits.md from the registry and the configured defaults. */
 import { loadConfig } from '../src/platform/config.js';
 import { operations } from '../src/registry.js';
 import { limitsTable } from '../src/core/limits-table.js';

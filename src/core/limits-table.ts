@@ -2,7 +2,7 @@ import type { Operation, RateLimitRule } from './operation.js';
 import { DEFAULT_RATE_LIMITS, effectiveRateLimits, isDefaultLimit, type DefaultRateLimits } from './operation-limits.js';
 
 /**
- * The README's table of limits, generated from the operations themselves (`npm run limits:table`), so the
+ * The table of limits in docs/limits.md, generated from the operations themselves (`npm run limits:table`), so the
  * documented numbers are the enforced ones.
  */
 export interface SocketLimits {

@@ -24,5 +24,5 @@ export function effectiveRateLimits(op: Operation, defaults: DefaultRateLimits =
   return [...declared, { name: 'default', points, durationSeconds: 60, key: 'user' }];
 }
 
-/** Whether a limit is one the operation inherited rather than declared (for the README table). */
+/** Whether a limit is one the operation inherited rather than declared (for the table in docs/limits.md). */
 export const isDefaultLimit = (rule: RateLimitRule) => rule.name === 'default';

@@ -133,7 +133,7 @@ export class S3Storage extends ObjectStorage {
   /**
    * The object's type is the one found in its bytes, and it is cached as long as a file on disk. S3 cannot send
    * `nosniff` or a CSP with an object: serve the bucket from its own origin (never the API's), or add those two
-   * headers at the CDN in front of it (README "Media").
+   * headers at the CDN in front of it (docs/modules/media.md).
    */
   protected async putObject(key: string, body: Buffer, contentType: string): Promise<void> {
     const { sdk, client } = await this.connect();

@@ -14,7 +14,7 @@ import { installedSocketLibraryVersions, uncheckedSocketLibraries, type SocketLi
  *   server, `sentCallbackFn.push`) -> websocket transport `send` (`writable = false`) -> ws
  *   `Sender.sendFrame(frame, cb)` (cork, two writes, uncork) -> one write callback per socket that emits 'drain'
  *   and 'ready' and sets `writable` back (and runs `flush` again).
- * At 50 posts/s to 1,000 sockets that is 50,000 such chains a second on one core (README, "Fan-out cost").
+ * At 50 posts/s to 1,000 sockets that is 50,000 such chains a second on one core (docs/realtime-protocol.md, "Fan-out cost").
  * Here the frame is concatenated once per broadcast and each eligible socket gets one `net.Socket.write` with
  * no callback.
  *

@@ -6,7 +6,7 @@ import { sql } from '../helpers/sql.js';
 /**
  * `npm run demo` against the real service in-process: it fills the database through the public API, a second run
  * adds nothing, and the display address it prints answers. The smallest city the issue asks for (50 people),
- * with fewer posts than the default to keep the test short (the default size is tried by hand: see the README).
+ * with fewer posts than the default to keep the test short (the default size is tried by hand: see docs/demo.md).
  */
 const admin = { email: 'demo-admin@example.test', password: 'demo-admin-password' };
 let app: TestApp;

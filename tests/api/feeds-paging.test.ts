@@ -7,7 +7,7 @@ import { clearScopeCache, scopeUse } from '../../src/modules/feeds/scope-cache.j
 /**
  * Paging a feed when where the reader lives changes between pages, and when places appear around it. A page
  * reads the reader's place in the same statement as the posts, and the places around it too unless those kept
- * for that place (a minute, per node) are given (README, Feeds).
+ * for that place (a minute, per node) are given (docs/modules/feeds.md).
  */
 let app: TestApp;
 beforeAll(async () => {

@@ -20,7 +20,7 @@ describe('every operation has an effective rate limit', () => {
     }
   });
 
-  test('the README table (npm run limits:table) has a row for every limit of every operation and the socket limits', () => {
+  test('the table of docs/limits.md (npm run limits:table) has a row for every limit of every operation and the socket limits', () => {
     const config = loadConfig({});
     const table = limitsTable(operations, {
       maxConnectionsPerUser: config.SOCKET_MAX_CONNECTIONS_PER_USER,

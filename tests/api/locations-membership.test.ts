@@ -28,7 +28,7 @@ const locationRow = async (id: string) =>
 const logOf = (locationId: string) =>
   sql<{ action: string; actor_id: string | null; details: any }>('SELECT action, actor_id, details FROM location_moderation_logs WHERE location_id = $1 ORDER BY created_at, id', [locationId]);
 
-/** The README's confidence with no name suggestions: 0.3 × min(1, ln(1 + total_users) ÷ ln 21), to 4 places. */
+/** The confidence of docs/modules/locations.md with no name suggestions: 0.3 × min(1, ln(1 + total_users) ÷ ln 21), to 4 places. */
 const populationOnlyConfidence = (totalUsers: number) => Math.round(0.3 * Math.min(1, Math.log(1 + totalUsers) / Math.log(21)) * 1e4) / 1e4;
 
 describe('joining a location through update-location', () => {

@@ -2,7 +2,7 @@ import type { AudioType } from './media-names.js';
 
 /**
  * Tags that can name people or places are removed from uploaded audio where that needs no re-encoding
- * (DESIGN.md section 8; README "Media" lists what remains):
+ * (DESIGN.md section 8; docs/modules/media.md lists what remains):
  * - MP3: ID3v2 tags at the start, ID3v1 (and its enhanced form) and APEv2 at the end;
  * - WAV: every chunk but the format, fact and sample data (`LIST/INFO`, `id3 `, `bext` with its originator);
  * - M4A: the `udta` and `meta` boxes of the movie and its tracks (title, artist, Apple's `©xyz` location) become

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 
 /**
- * How stored media files are named (DESIGN.md section 8; README "Media").
+ * How stored media files are named (DESIGN.md section 8; docs/modules/media.md).
  *
  * A name is unique (a random id, never the client's file name) and says what the file is: its extension comes from
  * the type found in its bytes. An image's name also carries its width, height and a ThumbHash placeholder, and its
@@ -94,7 +94,7 @@ export function isCurrentMediaKey(key: string): boolean {
   return parseImageKey(key) !== null || /(?:^|\/)[0-9a-f]{32}\.(?:mp3|m4a|aac|ogg|wav|webm)$/.test(key);
 }
 
-/** The media rules as the OpenAPI document tells them to client authors (README "Media" says the same at length). */
+/** The media rules as the OpenAPI document tells them to client authors (docs/modules/media.md says the same at length). */
 export const MEDIA_RULES_FOR_CLIENTS = [
   '## Media',
   'Uploads are multipart files: images (JPEG, PNG, WebP, GIF by their bytes; at most 10 MB and 100 megapixels) and audio',

@@ -6,7 +6,7 @@ import { userSuggestions } from './enhancements.service.js';
 import { communitySuggestions, storeSuggestions } from './place-enhancements.service.js';
 import { zCommunitiesEnhancement, zGeneralFeed, zLocationFeed, zNeighbourhoodFeed, zStoresEnhancement, zUsersEnhancement } from './feeds.serializer.js';
 
-/** Reads are generous: 600 a minute per user (README, Feeds). */
+/** Reads are generous: 600 a minute per user (docs/modules/feeds.md). */
 export const FEED_READ_LIMIT: RateLimitRule = { name: 'reader', points: 600, durationSeconds: 60, key: 'user' };
 
 const zFeedPage = z.object({ page: zPage(), page_size: zPageSize() });

@@ -8,7 +8,7 @@ import { areaPlacesSql, neighbourhoodPlacesSql, type PlaceHead, type ScopedPlace
 import { notHiddenFrom } from '../safety/visibility.js';
 
 /**
- * One page of a feed, ranked from indexes, with its posts, in one statement (README, Feeds).
+ * One page of a feed, ranked from indexes, with its posts, in one statement (docs/modules/feeds.md).
  *
  * A post's `rank_score` (migration 0012) is its creation time in epoch milliseconds plus an engagement boost; it
  * never decays and only grows. A feed item's rank is `rank_score - penalty`, the penalty being its place's

@@ -6,7 +6,7 @@ import { cachedScope } from './scope-cache.js';
 import type { ScopedPlace } from './scoped-place.js';
 
 /**
- * Which places a feed reads (README, Feeds). Everything here is measured on what locations publish (the grid
+ * Which places a feed reads (docs/modules/feeds.md). Everything here is measured on what locations publish (the grid
  * cell of their centre and their published radius, public-grid.ts), never on anyone's point.
  *
  * - Neighbours of a place: places whose published boundary comes within NEIGHBOUR_GAP_M of its own, i.e. the

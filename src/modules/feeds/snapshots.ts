@@ -3,7 +3,7 @@ import type { RankKey } from './ranking.js';
 import type { ScopedPlace } from './scope.queries.js';
 
 /**
- * A reader's snapshot of one feed (README, Feeds): when it began, where the reader lived, the places and penalties it reads, and
+ * A reader's snapshot of one feed (docs/modules/feeds.md): when it began, where the reader lived, the places and penalties it reads, and
  * the last item of every page served so far. Page 1 always begins a new snapshot; page N continues below
  * the last item of page N-1. Kept in Redis when there is one (every node sees it), else in this process
  * (one node), for SNAPSHOT_TTL_SECONDS after the last page read.

@@ -13,7 +13,7 @@ import { findPostHead, type PostHead } from './posts.queries.js';
  * visible to any signed-in caller. A rule that hides posts from signed-in callers (blocks, private communities)
  * must add its SQL twin here, beside `canViewPost`, and the lists must call it.
  *
- * The rule (README, Communities): a neighbourhood post is public (the contract reads single posts without a
+ * The rule (docs/modules/communities.md): a neighbourhood post is public (the contract reads single posts without a
  * token). A community's posts are for signed-in users, members or not: every community operation of the
  * contract needs a token, so a community is public to signed-in users and closed to anonymous callers.
  * A refused anonymous caller is told to sign in (401); a refused signed-in caller would be told the post does

@@ -23,7 +23,7 @@ export const TEXT_MAX = 5000;
 export const MEDIA_MAX_FILES = 4;
 export const POLL_OPTIONS_MAX = 10;
 
-/** Rate limits (README, Posts): reads are generous, per user or per IP for anonymous callers. */
+/** Rate limits (docs/limits.md): reads are generous, per user or per IP for anonymous callers. */
 export const READ_LIMIT: RateLimitRule = { name: 'reader', points: 600, durationSeconds: 60, key: 'user' };
 const perUser = (points: number): RateLimitRule => ({ name: 'user', points, durationSeconds: 60, key: 'user' });
 

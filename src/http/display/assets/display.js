@@ -450,7 +450,7 @@ function h(tag, className, text) {
 }
 
 /**
- * Images are shown from their WebP variants (README "Media"): a screen never downloads a 12-megapixel original.
+ * Images are shown from their WebP variants (docs/modules/media.md): a screen never downloads a 12-megapixel original.
  * Avatars, logos and share pictures use the 320 px thumbnail; a post's own pictures use the 1280 px display size
  * (given on each media item). An image an older release stored has no variants and is shown as it is.
  */
