@@ -133,12 +133,25 @@ async function withBlocksAndMutes(bench: Bench, blockers: AuthUser[], runs: numb
   const hidden = (offset: number) => `
     SELECT b, u.id FROM unnest($1::uuid[]) AS b CROSS JOIN LATERAL (
       SELECT id FROM users WHERE username LIKE 'feedbench\\_%' AND id <> b ORDER BY md5(id::text || b::text) OFFSET ${offset} LIMIT ${BLOCKS_EACH}) u`;
-  await bench.pool.query(`INSERT INTO user_blocks (blocker_id, blocked_id) ${hidden(0)}`, [ids]);
-  await bench.pool.query(`INSERT INTO user_mutes (muter_id, muted_id) ${hidden(BLOCKS_EACH)}`, [ids]);
+  const blocked = await bench.pool.query(`INSERT INTO user_blocks (blocker_id, blocked_id) ${hidden(0)}`, [ids]);
+  const muted = await bench.pool.query(`INSERT INTO user_mutes (muter_id, muted_id) ${hidden(BLOCKS_EACH)}`, [ids]);
+  if (blocked.rowCount !== ids.length * BLOCKS_EACH || muted.rowCount !== ids.length * BLOCKS_EACH) throw new Error('the blocks and mutes were not all written');
   await bench.pool.query('ANALYZE user_blocks; ANALYZE user_mutes');
   try {
     for (let i = 0; i < blockers.length; i++) await read(i);
     const withRelations = await measure(read, { iterations: runs, warmup: 20 });
+    // The measured pages are filtered ones: no post of a hidden author on any reader's page 1.
+    const { rows: hiddenAuthors } = await bench.pool.query<{ blocker: string; author: string }>(
+      'SELECT blocker_id AS blocker, blocked_id AS author FROM user_blocks WHERE blocker_id = ANY($1::uuid[]) UNION ALL SELECT muter_id, muted_id FROM user_mutes WHERE muter_id = ANY($1::uuid[])',
+      [ids],
+    );
+    const hiddenPairs = new Set(hiddenAuthors.map((r) => `${r.blocker}/${r.author}`));
+    let shown = 0;
+    for (let i = 0; i < blockers.length; i++) {
+      const page = (await read(i)).body as { items: Array<{ user: { id: string } }> };
+      shown += page.items.filter((p) => hiddenPairs.has(`${blockers[i].id}/${p.user.id}`)).length;
+    }
+    if (shown) throw new Error(`${shown} posts of hidden authors were on the measured pages`);
     const median = (xs: number[]) => percentile([...xs].sort((a, b) => a - b), 50);
     return [
       { name: `feeds.neighbourhood page 1, ${blockers.length} readers with no block, in-process`, samples: without },
