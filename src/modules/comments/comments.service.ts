@@ -10,9 +10,9 @@ import { notifyMany } from '../notifications/notifications.service.js';
 import { notifyMentions } from '../posts/mentions.js';
 import { toggleReaction } from '../posts/reactions.js';
 import { findPostHead } from '../posts/posts.queries.js';
-import { requireViewablePost } from '../posts/post-visibility.js';
+import { requireViewableComment, requireViewablePost } from '../posts/post-visibility.js';
 import { postScope, recordDeletions } from '../deletions/deletions.service.js';
-import { listReplies, listTopLevelComments, loadComment } from './comments.queries.js';
+import { countComments, findCommentHead, listReplies, listTopLevelComments, loadComment, repliesOf, topLevelOf } from './comments.queries.js';
 import { serializeComment, type CommentBody } from './comments.serializer.js';
 import '../posts/posts.events.js';
 
@@ -108,30 +108,31 @@ export async function deleteComment(ctx: AuthedContext, commentId: string): Prom
 async function requireReadablePost(ctx: RequestContext, postId: string): Promise<void> {
   const post = await findPostHead(postId);
   if (!post) throw notFound();
-  await requireViewablePost(ctx.user, { communityId: post.communityId, authorId: post.userId });
+  await requireViewablePost(ctx.user, { communityId: post.communityId, authorId: post.userId, hidden: post.hidden });
 }
 
 export async function listPostComments(ctx: RequestContext, input: { post_id: string; page?: number; page_size?: number }) {
   await requireReadablePost(ctx, input.post_id);
   const params = pageParams(input, COMMENT_PAGE);
   const { rows, total } = await listTopLevelComments(input.post_id, ctx.user?.id ?? null, params);
-  const count = total ?? (await countWhere(sql`post_id = ${input.post_id}::uuid AND parent_id IS NULL`));
+  const count = total ?? (await countComments(topLevelOf(input.post_id, ctx.user?.id ?? null)));
   return paginated(ctx, `/api/posts/posts/${input.post_id}/comments/`, params, count, rows.map((c) => serializeComment(c, ctx)));
 }
 
 export async function listCommentReplies(ctx: RequestContext, input: { parent_id: string; page?: number; page_size?: number }) {
-  const { rows: parent } = await platform.db.execute<{ post_id: string }>(sql`SELECT post_id FROM comments WHERE id = ${input.parent_id}::uuid`);
-  if (!parent.length) throw notFound();
-  await requireReadablePost(ctx, parent[0].post_id);
+  await requireReadableComment(ctx, input.parent_id);
   const params = pageParams(input, COMMENT_PAGE);
   const { rows, total } = await listReplies(input.parent_id, ctx.user?.id ?? null, params);
-  const count = total ?? (await countWhere(sql`parent_id = ${input.parent_id}::uuid`));
+  const count = total ?? (await countComments(repliesOf(input.parent_id, ctx.user?.id ?? null)));
   return paginated(ctx, '/api/posts/comments/replies/', params, count, rows.map((c) => serializeComment(c, ctx)), { parent_id: input.parent_id });
 }
 
-async function countWhere(where: ReturnType<typeof sql>): Promise<number> {
-  const { rows } = await platform.db.execute<{ n: number }>(sql`SELECT count(*)::int AS n FROM comments WHERE ${where}`);
-  return rows[0].n;
+/** A comment's replies are read by whoever may read the comment itself (404 for an unknown one). */
+async function requireReadableComment(ctx: RequestContext, commentId: string): Promise<void> {
+  const comment = await findCommentHead(commentId);
+  const post = comment && (await findPostHead(comment.postId));
+  if (!comment || !post) throw notFound();
+  await requireViewableComment(ctx.user, comment, { communityId: post.communityId, authorId: post.userId, hidden: post.hidden });
 }
 
 export async function toggleCommentLike(ctx: AuthedContext, commentId: string) {

@@ -1,5 +1,6 @@
+import { sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import { AppError, notAuthenticated, notFound } from '../../core/errors.js';
-import { isBlockedBetween } from '../safety/visibility.js';
+import { isBlockedBetween, moderatedAway, notModeratedAway } from '../safety/visibility.js';
 
 /**
  * THE rule of who may see a post, and so its comments, replies, view count, its `post:<id>` room and, for a
@@ -21,8 +22,12 @@ import { isBlockedBetween } from '../safety/visibility.js';
  * Blocks (DESIGN.md section 9): a post of someone in a block with the viewer, either way, does not exist for the
  * viewer (404), nor do its comments, its room or its view count. Lists apply the same rule in SQL through
  * `notBlockedWith` / `notHiddenFrom` of safety/visibility.ts.
+ *
+ * Moderation (DESIGN.md section 9): a post hidden by staff or by auto-hide does not exist (404) for anyone but its
+ * author and staff, nor do its comments, its room or its view count; a hidden comment likewise, for anyone but its
+ * author and staff. Lists apply it in SQL through `postListedFor` / `commentListedFor` below.
  */
-export type Viewer = { id: string } | null;
+export type Viewer = { id: string; isStaff?: boolean; isAdmin?: boolean } | null;
 
 export function canViewCommunityPosts(viewer: Viewer, _communityId: string): boolean {
   return viewer !== null;
@@ -34,9 +39,36 @@ export function canViewPost(viewer: Viewer, post: { communityId: string | null }
 
 const refusal = (viewer: Viewer): AppError => (viewer ? notFound() : notAuthenticated());
 
-export async function requireViewablePost(viewer: Viewer, post: { communityId: string | null; authorId: string }): Promise<void> {
+export async function requireViewablePost(viewer: Viewer, post: { communityId: string | null; authorId: string; hidden: boolean }): Promise<void> {
   if (!canViewPost(viewer, post)) throw refusal(viewer);
+  if (moderatedAway(viewer, post)) throw notFound();
   if (await isBlockedBetween(viewer?.id, post.authorId)) throw notFound();
+}
+
+/**
+ * A comment read on its own (its replies, a report of it): its post's rule, then the comment's own moderation and
+ * a block with its author (which lists apply through notHiddenFrom).
+ */
+export async function requireViewableComment(
+  viewer: Viewer,
+  comment: { authorId: string; hidden: boolean },
+  post: { communityId: string | null; authorId: string; hidden: boolean },
+): Promise<void> {
+  await requireViewablePost(viewer, post);
+  if (moderatedAway(viewer, comment)) throw notFound();
+  if (await isBlockedBetween(viewer?.id, comment.authorId)) throw notFound();
+}
+
+type ViewerId = string | SQLWrapper | null | undefined;
+
+/** The SQL twin of the moderation part of the rule for lists of posts (`alias`: the posts row): a hidden post is listed for its author alone. */
+export function postListedFor(viewerId: ViewerId, alias = 'p'): SQL {
+  return notModeratedAway(viewerId, sql.raw(`${alias}.hidden_at`), sql.raw(`${alias}.user_id`));
+}
+
+/** The same for lists of comments (`alias`: the comments row). */
+export function commentListedFor(viewerId: ViewerId, alias = 'c'): SQL {
+  return notModeratedAway(viewerId, sql.raw(`${alias}.hidden_at`), sql.raw(`${alias}.user_id`));
 }
 
 export function requireCommunityPostsViewer(viewer: Viewer, communityId: string): void {

@@ -13,6 +13,6 @@ export const postChannel = defineChannel({
   authorize: async (id, ctx) => {
     const post = await findPostHead(id);
     if (!post) throw notFound();
-    await requireViewablePost(ctx.user, { communityId: post.communityId, authorId: post.userId });
+    await requireViewablePost(ctx.user, { communityId: post.communityId, authorId: post.userId, hidden: post.hidden });
   },
 });

@@ -38,7 +38,7 @@ export async function trackView(ctx: RequestContext, input: TrackViewInput): Pro
   // Only a viewer who may read the post counts a view of it. The existence checks below stay: the post may go meanwhile.
   const post = await findPostHead(input.post_id);
   if (!post) throw notFound();
-  await requireViewablePost(ctx.user, { communityId: post.communityId, authorId: post.userId });
+  await requireViewablePost(ctx.user, { communityId: post.communityId, authorId: post.userId, hidden: post.hidden });
   const key = viewerKey(ctx);
   return transaction(platform.db, async (tx, events) => {
     const claimed = await tx.execute(sql`

@@ -1,8 +1,9 @@
 import { sql } from 'drizzle-orm';
-import type { RequestContext } from '../../core/context.js';
+import type { AuthedContext } from '../../core/context.js';
 import { currentDb } from '../../platform/db.js';
 import { loadPosts } from '../posts/posts.queries.js';
 import { serializePost, type PostBody } from '../posts/posts.serializer.js';
+import { postListedFor } from '../posts/post-visibility.js';
 import type { SyncRooms } from './sync-scope.js';
 
 /**
@@ -10,13 +11,14 @@ import type { SyncRooms } from './sync-scope.js';
  * `post:created` push carries them: a neighbourhood post (no community) belongs to its location's room, a
  * community post to its community's room only. One range scan per room (indexes of migration 0015, through a
  * LATERAL join), merged and cut; then the page is loaded as the posts module loads posts, for an anonymous
- * viewer (has_liked, has_bookmarked, user_voted as in the pushed payload).
+ * viewer (has_liked, has_bookmarked, user_voted as in the pushed payload). A post hidden by moderation is left out
+ * but for its author (post-visibility.ts); its tombstone lists it in `deleted` for the others.
  */
 export async function postsChangedAfter(
   rooms: SyncRooms,
   after: { at: string; id: string },
   limit: number,
-  ctx: Pick<RequestContext, 'baseUrl'>,
+  ctx: Pick<AuthedContext, 'baseUrl' | 'user'>,
 ): Promise<Array<{ post: PostBody | null; position: { at: string; id: string } }>> {
   if (!rooms.locationIds.length && !rooms.communityIds.length) return [];
   const position = sql`(${after.at}::timestamptz, ${after.id}::uuid)`;
@@ -25,15 +27,15 @@ export async function postsChangedAfter(
     SELECT id, to_char(updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS at FROM (
       SELECT p.id, p.updated_at FROM unnest(${sql.param(rooms.locationIds)}::uuid[]) AS room(id)
       CROSS JOIN LATERAL (
-        SELECT id, updated_at FROM posts
-        WHERE location_id = room.id AND community_id IS NULL AND (updated_at, id) > ${position}
-        ORDER BY updated_at, id LIMIT ${limit}) p
+        SELECT p.id, p.updated_at FROM posts p
+        WHERE p.location_id = room.id AND p.community_id IS NULL AND (p.updated_at, p.id) > ${position} AND ${postListedFor(ctx.user.id)}
+        ORDER BY p.updated_at, p.id LIMIT ${limit}) p
       UNION ALL
       SELECT p.id, p.updated_at FROM unnest(${sql.param(rooms.communityIds)}::uuid[]) AS room(id)
       CROSS JOIN LATERAL (
-        SELECT id, updated_at FROM posts
-        WHERE community_id = room.id AND (updated_at, id) > ${position}
-        ORDER BY updated_at, id LIMIT ${limit}) p
+        SELECT p.id, p.updated_at FROM posts p
+        WHERE p.community_id = room.id AND (p.updated_at, p.id) > ${position} AND ${postListedFor(ctx.user.id)}
+        ORDER BY p.updated_at, p.id LIMIT ${limit}) p
     ) mine
     ORDER BY updated_at, id
     LIMIT ${limit}`);
