@@ -8,10 +8,10 @@ import { isBlockedBetween, moderatedAway, notModeratedAway } from '../safety/vis
  * this file: `canViewPost` / `requireViewablePost` for one post, `canViewCommunityPosts` /
  * `requireCommunityPostsViewer` for a community's room and realtime.sync's rooms.
  *
- * No list filters by it in SQL today: the lists open to anonymous callers (posts.by_location, feeds, displays)
+ * The community part needs no SQL twin: the lists open to anonymous callers (posts.by_location, feeds, displays)
  * select neighbourhood posts by location, which community posts never have, and every community post is
- * visible to any signed-in caller. A rule that hides posts from signed-in callers (blocks, private communities)
- * must add its SQL twin here, beside `canViewPost`, and the lists must call it.
+ * visible to any signed-in caller. A rule that hides posts from signed-in callers (blocks, moderation, private
+ * communities) must add its SQL twin here, beside `canViewPost`, and the lists must call it.
  *
  * The rule (README, Communities): a neighbourhood post is public (the contract reads single posts without a
  * token). A community's posts are for signed-in users, members or not: every community operation of the
