@@ -32,7 +32,7 @@ try {
   });
   const line = (kind: string) => `${kind} ${result.created[kind]} new, ${result.existing[kind]} already there`;
   console.log(`\nThe demo neighbourhood is ready (${result.seconds} s).`);
-  console.log(['users', 'stores', 'products', 'communities', 'memberships', 'posts', 'comments', 'likes', 'votes', 'conversations', 'messages'].map((k) => `  ${line(k)}`).join('\n'));
+  console.log(['users', 'stores', 'products', 'communities', 'memberships', 'posts', 'comments', 'likes', 'votes', 'conversations', 'messages', 'mutes', 'blocks', 'reports'].map((k) => `  ${line(k)}`).join('\n'));
   console.log(`\nLog in as:      ${result.login.username} (or ${result.login.email}), password ${result.login.password}`);
   console.log(`Display page:   ${result.displayUrl}`);
 } catch (err) {

@@ -15,6 +15,8 @@ import { reviewOperations } from './modules/stores/reviews.op.js';
 import { feedOperations } from './modules/feeds/feeds.op.js';
 import { syncOperations } from './modules/sync/sync.op.js';
 import { safetyOperations } from './modules/safety/safety.op.js';
+import { reportOperations } from './modules/safety/reports.op.js';
+import { moderationOperations } from './modules/safety/moderation.op.js';
 
 /** Every operation of the service: mounted as REST routes, Socket.IO events and OpenAPI paths. */
 export const operations: readonly Operation[] = [
@@ -34,5 +36,7 @@ export const operations: readonly Operation[] = [
   ...feedOperations,
   ...syncOperations,
   ...safetyOperations,
+  ...reportOperations,
+  ...moderationOperations,
 ];
 // Realtime channels (core/channels.ts) register themselves when their module's operations are imported here.

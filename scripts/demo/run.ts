@@ -29,7 +29,7 @@ export interface DemoResult {
   seconds: number;
 }
 
-const KINDS = ['users', 'stores', 'products', 'communities', 'memberships', 'posts', 'comments', 'likes', 'votes', 'conversations', 'messages'] as const;
+const KINDS = ['users', 'stores', 'products', 'communities', 'memberships', 'posts', 'comments', 'likes', 'votes', 'conversations', 'messages', 'mutes', 'blocks', 'reports'] as const;
 type Kind = (typeof KINDS)[number];
 
 /** Requests in flight at once: enough to overlap round trips, few enough to stay polite on the embedded database. */
@@ -289,6 +289,10 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     }
     progress.tick();
   }
+
+  // ---- The demo account's safety: a muted and a blocked neighbour, and an open report for the moderation queue -------
+  const safety = await applyDemoSafety(api, hostToken, plan, { ids, mainLocationId });
+  for (const kind of ['mutes', 'blocks', 'reports'] as const) (safety[kind] ? created : existing)[kind]++;
   progress.finish();
 
   const host = planned.get(HOST_USERNAME)!;
@@ -300,6 +304,50 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     existing,
     seconds: Math.round((Date.now() - started) / 100) / 10,
   };
+}
+
+/**
+ * The demo account mutes one neighbour and blocks another (their posts leave its feeds: what the safety settings
+ * look like with something in them), and reports a third neighbour's post, so that an administrator's moderation
+ * queue (GET /api/admin/reports/) has an open report. The people are the first of the demo neighbourhood the host
+ * has no conversation with, so no planned message is refused by the block. Each call answers 201 the first time
+ * and 200 after (the same entry, the same open report): a later run adds nothing. True: made by this run.
+ */
+async function applyDemoSafety(api: Api, hostToken: string, plan: ReturnType<typeof planCity>, refs: { ids: Map<string, string>; mainLocationId: string }) {
+  const talking = new Set(plan.conversations.map((c) => c.other));
+  const [muted, blocked] = plan.users.filter((u) => u.hood === 0 && u.username !== HOST_USERNAME && !talking.has(u.username));
+  if (!muted || !blocked) return { mutes: false, blocks: false, reports: false };
+  const spared = new Set([HOST_USERNAME, muted.username, blocked.username]);
+  const hood = new Map(plan.users.map((u) => [u.username, u.hood]));
+  const flagged = plan.posts.find((p) => !spared.has(p.author) && hood.get(p.author) === 0);
+  const made = async (path: string, json: Record<string, unknown>) => {
+    const answer = await api.call('POST', path, { token: hostToken, json });
+    if (answer.status !== 201 && answer.status !== 200) throw new ApiError('POST', path, answer);
+    return answer.status === 201;
+  };
+  const mutes = await made('/api/safety/mutes/', { user_id: refs.ids.get(muted.username) });
+  const blocks = await made('/api/safety/blocks/', { user_id: refs.ids.get(blocked.username) });
+  let reports = false;
+  const postId = flagged && (await findPostId(api, hostToken, refs.mainLocationId, flagged));
+  if (postId) {
+    reports = await made('/api/safety/reports/', {
+      target_type: 'post',
+      target_id: postId,
+      reason: 'spam',
+      details: 'Demo report: the same flyer posted again and again.',
+    });
+  }
+  return { mutes, blocks, reports };
+}
+
+/** The id of a planned post in a place, read as `token` sees the place's posts (null when it is not there). */
+async function findPostId(api: Api, token: string, locationId: string, p: PlannedPost): Promise<string | null> {
+  for (let page = 1; ; page++) {
+    const body = await api.must('GET', '/api/posts/by-location/', { token, query: { location_id: locationId, page, page_size: 100 } });
+    const found = (body.posts as any[]).find((x) => x.user.username === p.author && x.post_type === p.post_type && x.content === p.content);
+    if (found) return found.id;
+    if (page * 100 >= body.total_posts) return null;
+  }
 }
 
 /**

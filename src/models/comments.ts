@@ -15,6 +15,8 @@ export const comments = pgTable('comments', {
   viewsCount: integer('views_count').notNull().default(0),
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  /** Hidden by moderation (migration 0021): gone for all but its author and staff. */
+  hiddenAt: timestamp('hidden_at', { withTimezone: true }),
 });
 
 const commentReaction = (name: string) =>

@@ -13,3 +13,4 @@ export * from './orders.js';
 export * from './community-post-fanouts.js';
 export * from './deletions.js';
 export * from './safety.js';
+export * from './moderation.js';

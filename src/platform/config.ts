@@ -88,6 +88,8 @@ const schema = z.object({
   SOCKET_MAX_PAYLOAD_BYTES: z.coerce.number().int().positive().default(1_000_000),
   /** Units of one product that one buyer's pending orders may hold together (DESIGN.md section 8); beyond: 400 on `quantity`. */
   ORDER_MAX_PENDING_UNITS: z.coerce.number().int().positive().default(20),
+  /** Distinct reporters with accounts older than 7 days whose open reports hide a post or comment pending review (DESIGN.md section 9); 0: never. */
+  MODERATION_AUTO_HIDE_REPORTS: z.coerce.number().int().min(0).default(5),
   /** A rotated refresh token presented again this soon gets the same successor (two tabs refreshing at once). */
   REFRESH_REUSE_GRACE_SECONDS: z.coerce.number().int().min(0).max(300).default(20),
   /** Largest JSON body accepted. */

@@ -43,7 +43,12 @@ export const domainEventRoutes: DomainEventRoutes = {
     const rooms = postHomeAudience(locationId, communityId);
     if (rooms.length) io.to(rooms).except(hidingRoom(post.user.id)).emit('post:created', post);
   },
-  'post.deleted': ({ io }, { postId, locationId, communityId }) => emitTo(io, [postRoom(postId), ...postHomeAudience(locationId, communityId)], 'post:deleted', { id: postId }),
+  // A post hidden by moderation is still its author's: their devices do not hear it go.
+  'post.deleted': ({ io }, { postId, locationId, communityId, keptFor }) => {
+    const rooms = [postRoom(postId), ...postHomeAudience(locationId, communityId)];
+    if (keptFor) io.to(rooms).except(userRoom(keptFor)).emit('post:deleted', { id: postId });
+    else emitTo(io, rooms, 'post:deleted', { id: postId });
+  },
   // No push: the posts module's stats coalescer turns bursts of these into at most one post.stats a second.
   'post.counters_changed': () => undefined,
   // No push: the posts module's fan-out worker notifies the community's members, who hear notification:created.

@@ -54,6 +54,15 @@ test('when the demo runs twice (without, then with an administrator), then the c
   expect(after.conversations).toBeGreaterThanOrEqual(5);
   expect(after.messages).toBeGreaterThan(0);
 
+  // The demo account muted and blocked a neighbour each, and its report waits in the moderation queue.
+  expect({ mutes: first.created.mutes, blocks: first.created.blocks, reports: first.created.reports }).toEqual({ mutes: 1, blocks: 1, reports: 1 });
+  const [queue] = await sql(
+    `SELECT count(*)::int AS n FROM moderation_cases mc JOIN safety_reports r ON r.case_id = mc.id JOIN users u ON u.id = r.reporter_id
+      WHERE u.username = $1 AND mc.status = 'open' AND mc.target_type = 'post'`,
+    [HOST_USERNAME],
+  );
+  expect(queue.n).toBe(1);
+
   const [place] = await sql(`SELECT * FROM locations WHERE id = $1`, [first.mainLocationId]);
   expect(place).toMatchObject({ country: 'United Kingdom', state: 'Scotland', city: 'Edinburgh', neighbourhood: 'Leith Shore', name: 'Leith Shore' });
   const [home] = await sql(`SELECT location_id FROM users WHERE username = $1`, [HOST_USERNAME]);

@@ -2,6 +2,7 @@ import { sql, type SQL } from 'drizzle-orm';
 import { currentDb, type DbOrTx } from '../../platform/db.js';
 import type { PostAuthor } from '../posts/posts.queries.js';
 import { notHiddenFrom } from '../safety/visibility.js';
+import { commentListedFor } from '../posts/post-visibility.js';
 
 export interface CommentRecord {
   id: string;
@@ -70,12 +71,33 @@ async function selectComments(where: SQL, viewerId: string | null, page: { limit
   return { rows: rows.map(toRecord), total: rows[0]?.total ?? null };
 }
 
+/** What `viewerId` sees of a comment list: no blocked or muted author (safety), nothing moderation took away. */
+const listedFor = (viewerId: string | null) => sql`${notHiddenFrom(viewerId, sql`c.user_id`)} AND ${commentListedFor(viewerId)}`;
+
+/** The conditions of a post's top-level comments, and of a comment's replies, as `viewerId` sees them (pages and counts alike). */
+export const topLevelOf = (postId: string, viewerId: string | null) => sql`c.post_id = ${postId}::uuid AND c.parent_id IS NULL AND ${listedFor(viewerId)}`;
+export const repliesOf = (parentId: string, viewerId: string | null) => sql`c.parent_id = ${parentId}::uuid AND ${listedFor(viewerId)}`;
+
 export async function listTopLevelComments(postId: string, viewerId: string | null, page: { limit: number; offset: number }, db: DbOrTx = currentDb()) {
-  return selectComments(sql`c.post_id = ${postId}::uuid AND c.parent_id IS NULL AND ${notHiddenFrom(viewerId, sql`c.user_id`)}`, viewerId, page, db);
+  return selectComments(topLevelOf(postId, viewerId), viewerId, page, db);
 }
 
 export async function listReplies(parentId: string, viewerId: string | null, page: { limit: number; offset: number }, db: DbOrTx = currentDb()) {
-  return selectComments(sql`c.parent_id = ${parentId}::uuid AND ${notHiddenFrom(viewerId, sql`c.user_id`)}`, viewerId, page, db);
+  return selectComments(repliesOf(parentId, viewerId), viewerId, page, db);
+}
+
+/** How many comments match `where` (a page past the end has no row to carry the total). */
+export async function countComments(where: SQL, db: DbOrTx = currentDb()): Promise<number> {
+  const { rows } = await db.execute<{ n: number }>(sql`SELECT count(*)::int AS n FROM comments c WHERE ${where}`);
+  return rows[0].n;
+}
+
+/** What reading a comment on its own needs (its replies, a report of it): its author, post and moderation. */
+export async function findCommentHead(id: string, db: DbOrTx = currentDb()): Promise<{ id: string; postId: string; authorId: string; hidden: boolean } | null> {
+  const { rows } = await db.execute<{ id: string; post_id: string; user_id: string; hidden: boolean }>(sql`
+    SELECT id, post_id, user_id, hidden_at IS NOT NULL AS hidden FROM comments WHERE id = ${id}::uuid`);
+  const r = rows[0];
+  return r ? { id: r.id, postId: r.post_id, authorId: r.user_id, hidden: r.hidden } : null;
 }
 
 export async function loadComment(id: string, viewerId: string | null, db: DbOrTx = currentDb()): Promise<CommentRecord | null> {

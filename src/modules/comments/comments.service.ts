@@ -10,10 +10,10 @@ import { notifyMany } from '../notifications/notifications.service.js';
 import { notifyMentions } from '../posts/mentions.js';
 import { toggleReaction } from '../posts/reactions.js';
 import { findPostHead } from '../posts/posts.queries.js';
-import { mayViewPost, requireViewablePostById } from '../posts/post-visibility.js';
+import { mayViewPost, requireViewableComment, requireViewablePostById } from '../posts/post-visibility.js';
 import { isBlockedBetween } from '../safety/visibility.js';
 import { postScope, recordDeletions } from '../deletions/deletions.service.js';
-import { listReplies, listTopLevelComments, loadComment } from './comments.queries.js';
+import { countComments, findCommentHead, listReplies, listTopLevelComments, loadComment, repliesOf, topLevelOf } from './comments.queries.js';
 import { serializeComment, type CommentBody } from './comments.serializer.js';
 import '../posts/posts.events.js';
 
@@ -37,7 +37,7 @@ export interface NewComment {
 export async function createComment(ctx: AuthedContext, input: NewComment): Promise<CommentBody> {
   // A post that does not exist for the commenter (a block with its author) is answered as a missing one.
   const head = await findPostHead(input.post);
-  if (!head || !(await mayViewPost(ctx.user, { communityId: head.communityId, authorId: head.userId }))) throw fieldError('post', 'Post not found.');
+  if (!head || !(await mayViewPost(ctx.user, { communityId: head.communityId, authorId: head.userId, hidden: head.hidden }))) throw fieldError('post', 'Post not found.');
   return transaction(platform.db, async (tx, events) => {
     const { rows: postRows } = await tx.execute<{ user_id: string }>(sql`
       UPDATE posts SET comments_count = comments_count + 1 WHERE id = ${input.post}::uuid RETURNING user_id`);
@@ -115,38 +115,29 @@ export async function listPostComments(ctx: RequestContext, input: { post_id: st
   await requireViewablePostById(ctx.user, input.post_id);
   const params = pageParams(input, COMMENT_PAGE);
   const { rows, total } = await listTopLevelComments(input.post_id, ctx.user?.id ?? null, params);
-  const count = total ?? (await countWhere(sql`post_id = ${input.post_id}::uuid AND parent_id IS NULL`));
+  const count = total ?? (await countComments(topLevelOf(input.post_id, ctx.user?.id ?? null)));
   return paginated(ctx, `/api/posts/posts/${input.post_id}/comments/`, params, count, rows.map((c) => serializeComment(c, ctx)));
 }
 
 export async function listCommentReplies(ctx: RequestContext, input: { parent_id: string; page?: number; page_size?: number }) {
-  const { rows: parent } = await platform.db.execute<{ post_id: string }>(sql`SELECT post_id FROM comments WHERE id = ${input.parent_id}::uuid`);
-  if (!parent.length) throw notFound();
-  await requireViewablePostById(ctx.user, parent[0].post_id);
+  await requireReadableComment(ctx, input.parent_id);
   const params = pageParams(input, COMMENT_PAGE);
   const { rows, total } = await listReplies(input.parent_id, ctx.user?.id ?? null, params);
-  const count = total ?? (await countWhere(sql`parent_id = ${input.parent_id}::uuid`));
+  const count = total ?? (await countComments(repliesOf(input.parent_id, ctx.user?.id ?? null)));
   return paginated(ctx, '/api/posts/comments/replies/', params, count, rows.map((c) => serializeComment(c, ctx)), { parent_id: input.parent_id });
 }
 
-async function countWhere(where: ReturnType<typeof sql>): Promise<number> {
-  const { rows } = await platform.db.execute<{ n: number }>(sql`SELECT count(*)::int AS n FROM comments WHERE ${where}`);
-  return rows[0].n;
-}
-
-/**
- * A comment can be liked or bookmarked by whoever can see it: its post is visible to them, and neither the post's
- * author nor the comment's is in a block with them (404 otherwise, as for a read).
- */
-async function requireViewableComment(ctx: AuthedContext, commentId: string): Promise<void> {
-  const { rows } = await platform.db.execute<{ post_id: string; user_id: string }>(sql`SELECT post_id, user_id FROM comments WHERE id = ${commentId}::uuid`);
-  if (!rows.length) throw notFound();
-  await requireViewablePostById(ctx.user, rows[0].post_id);
-  if (await isBlockedBetween(ctx.user.id, rows[0].user_id)) throw notFound();
+/** A comment's replies, likes and bookmarks are for whoever may read the comment itself (404 for an unknown one). */
+async function requireReadableComment(ctx: RequestContext, commentId: string): Promise<void> {
+  const comment = await findCommentHead(commentId);
+  const post = comment && (await findPostHead(comment.postId));
+  if (!comment || !post) throw notFound();
+  await requireViewableComment(ctx.user, comment, { communityId: post.communityId, authorId: post.userId, hidden: post.hidden });
 }
 
 export async function toggleCommentLike(ctx: AuthedContext, commentId: string) {
-  await requireViewableComment(ctx, commentId);
+  // Whoever can read a comment may like or bookmark it (404 otherwise, as for a read).
+  await requireReadableComment(ctx, commentId);
   const { active, count } = await transaction(platform.db, (tx) =>
     toggleReaction(tx, { table: 'comment_likes', targetColumn: 'comment_id', targetTable: 'comments', counter: 'likes_count' }, commentId, ctx.user.id),
   );
@@ -154,7 +145,8 @@ export async function toggleCommentLike(ctx: AuthedContext, commentId: string) {
 }
 
 export async function toggleCommentBookmark(ctx: AuthedContext, commentId: string) {
-  await requireViewableComment(ctx, commentId);
+  // Whoever can read a comment may like or bookmark it (404 otherwise, as for a read).
+  await requireReadableComment(ctx, commentId);
   const { active, count } = await transaction(platform.db, (tx) =>
     toggleReaction(tx, { table: 'comment_bookmarks', targetColumn: 'comment_id', targetTable: 'comments', counter: 'bookmarks_count' }, commentId, ctx.user.id),
   );

@@ -6,6 +6,7 @@ import { platform } from '../../platform/index.js';
 import { postColumns, type PostSqlRow } from '../posts/posts.queries.js';
 import { areaPlacesSql, neighbourhoodPlacesSql, type PlaceHead, type ScopedPlace } from './scope.queries.js';
 import { notHiddenFrom } from '../safety/visibility.js';
+import { postListedFor } from '../posts/post-visibility.js';
 
 /**
  * One page of a feed, ranked from indexes, with its posts, in one statement (docs/modules/feeds.md).
@@ -117,7 +118,7 @@ function pageStatement(shape: Shape, v: (name: keyof Values) => SQLWrapper): SQL
       CROSS JOIN LATERAL (
         SELECT p.id, p.rank_score - n.penalty AS rank FROM posts p
         WHERE p.location_id = n.location_id AND p.created_at <= ${v('snapshot')}::timestamptz ${below(sql`n.penalty`)}
-          AND ${notHiddenFrom(v('viewer'), sql`p.user_id`)}
+          AND ${notHiddenFrom(v('viewer'), sql`p.user_id`)} AND ${postListedFor(v('viewer'))}
         ORDER BY p.rank_score DESC, p.id DESC
         LIMIT ${v('need')}
       ) c`,
@@ -127,7 +128,7 @@ function pageStatement(shape: Shape, v: (name: keyof Values) => SQLWrapper): SQL
       SELECT f.id, f.rank FROM (
         SELECT p.id, p.rank_score - ${far}::bigint AS rank FROM posts p
         WHERE p.location_id IS NOT NULL AND p.location_id <> ALL(ARRAY(SELECT location_id FROM places)) AND p.created_at <= ${v('snapshot')}::timestamptz
-          ${below(sql`${far}::bigint`)} AND ${notHiddenFrom(v('viewer'), sql`p.user_id`)}
+          ${below(sql`${far}::bigint`)} AND ${notHiddenFrom(v('viewer'), sql`p.user_id`)} AND ${postListedFor(v('viewer'))}
         ORDER BY p.rank_score DESC, p.id DESC
         LIMIT ${v('need')}
       ) f`);

@@ -15,7 +15,11 @@ export interface PostStats {
 declare module '../../core/events.js' {
   interface DomainEventMap {
     'post.created': { post: PostBody; locationId: string | null; communityId: string | null };
-    'post.deleted': { postId: string; locationId: string | null; communityId: string | null };
+    /**
+     * The post went away: deleted, or hidden by moderation. A hidden post stays for its author (`keptFor`), whose
+     * devices are left out of the push.
+     */
+    'post.deleted': { postId: string; locationId: string | null; communityId: string | null; keptFor?: string };
     /** A counter of the post changed; the stats coalescer turns bursts of these into one `post.stats` a second. */
     'post.counters_changed': { postId: string };
     'post.stats': { stats: PostStats; locationId: string | null; communityId: string | null };

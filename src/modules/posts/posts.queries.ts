@@ -68,6 +68,8 @@ export interface PostRecord {
   author: PostAuthor;
   hasLiked: boolean;
   hasBookmarked: boolean;
+  /** Hidden by moderation: never serialized; the post rule decides who may still read it. */
+  hidden: boolean;
   media: MediaRecord[];
   poll: PollRecord | null;
   audio: AudioRecord | null;
@@ -101,6 +103,7 @@ export type PostSqlRow = {
   profile_picture: string | null;
   has_liked: boolean;
   has_bookmarked: boolean;
+  hidden: boolean;
 };
 
 const asDate = (v: Date | string) => (v instanceof Date ? v : new Date(v));
@@ -153,7 +156,7 @@ export function postColumns(viewerId: string | SQLWrapper | null): SQL {
   return sql`p.id, p.post_type, p.title, p.content, p.location_id, l.name AS location_name, p.community_id,
            p.shared_product_id, p.shared_store_id, p.shared_community_id,
            p.likes_count, p.comments_count, p.views_count, p.created_at, p.updated_at,
-           u.id AS user_id, u.username, u.display_name, u.profile_picture,
+           u.id AS user_id, u.username, u.display_name, u.profile_picture, p.hidden_at IS NOT NULL AS hidden,
            ${viewerId ? sql`EXISTS (SELECT 1 FROM post_likes pl WHERE pl.post_id = p.id AND pl.user_id = ${viewerId}::uuid)` : sql`false`} AS has_liked,
            ${viewerId ? sql`EXISTS (SELECT 1 FROM post_bookmarks pb WHERE pb.post_id = p.id AND pb.user_id = ${viewerId}::uuid)` : sql`false`} AS has_bookmarked`;
 }
@@ -191,6 +194,7 @@ export async function completePosts(rows: readonly PostSqlRow[], viewerId: strin
       author: { id: r.user_id, username: r.username, displayName: r.display_name, profilePicture: r.profile_picture },
       hasLiked: r.has_liked,
       hasBookmarked: r.has_bookmarked,
+      hidden: r.hidden,
       media: media.get(r.id) ?? [],
       poll: pollsByPost.get(r.id) ?? null,
       audio: audio.get(r.id) ?? null,
@@ -291,14 +295,16 @@ export interface PostHead {
   postType: PostType;
   locationId: string | null;
   communityId: string | null;
+  /** Hidden by moderation (post-visibility.ts decides who still sees it). */
+  hidden: boolean;
 }
 
 export async function findPostHead(id: string, db: DbOrTx = currentDb()): Promise<PostHead | null> {
-  const { rows } = await db.execute<{ id: string; user_id: string; post_type: PostType; location_id: string | null; community_id: string | null }>(
-    sql`SELECT id, user_id, post_type, location_id, community_id FROM posts WHERE id = ${id}::uuid`,
+  const { rows } = await db.execute<{ id: string; user_id: string; post_type: PostType; location_id: string | null; community_id: string | null; hidden: boolean }>(
+    sql`SELECT id, user_id, post_type, location_id, community_id, hidden_at IS NOT NULL AS hidden FROM posts WHERE id = ${id}::uuid`,
   );
   const r = rows[0];
-  return r ? { id: r.id, userId: r.user_id, postType: r.post_type, locationId: r.location_id, communityId: r.community_id } : null;
+  return r ? { id: r.id, userId: r.user_id, postType: r.post_type, locationId: r.location_id, communityId: r.community_id, hidden: r.hidden } : null;
 }
 
 /** The author's stored location (posts take it; the client sends none). */

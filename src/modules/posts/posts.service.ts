@@ -8,7 +8,7 @@ import { transaction } from '../../platform/db.js';
 import { loadPost, loadPosts } from './posts.queries.js';
 import { serializePost, type PostBody } from './posts.serializer.js';
 import { onCommunityPostDeleted } from './targets.js';
-import { requireViewablePost } from './post-visibility.js';
+import { postListedFor, requireViewablePost } from './post-visibility.js';
 import { postScope, recordDeletions } from '../deletions/deletions.service.js';
 import './posts.events.js';
 import { notBlockedWith, notHiddenFrom } from '../safety/visibility.js';
@@ -17,7 +17,7 @@ import { notBlockedWith, notHiddenFrom } from '../safety/visibility.js';
 export async function getPost(ctx: RequestContext, postId: string): Promise<PostBody> {
   const post = await loadPost(postId, ctx.user?.id ?? null, undefined, ctx.baseUrl);
   if (!post) throw notFound();
-  await requireViewablePost(ctx.user, { communityId: post.communityId, authorId: post.author.id });
+  await requireViewablePost(ctx.user, { communityId: post.communityId, authorId: post.author.id, hidden: post.hidden });
   return serializePost(post, ctx);
 }
 
@@ -54,7 +54,7 @@ export async function reactedPosts(ctx: AuthedContext, list: ReactionList, path:
   const table = sql.identifier(list);
   const { rows } = await platform.db.execute<{ post_id: string; total: number }>(sql`
     SELECT r.post_id, count(*) OVER ()::int AS total FROM ${table} r JOIN posts p ON p.id = r.post_id
-    WHERE r.user_id = ${ctx.user.id}::uuid AND ${notBlockedWith(ctx.user.id, sql`p.user_id`)}
+    WHERE r.user_id = ${ctx.user.id}::uuid AND ${notBlockedWith(ctx.user.id, sql`p.user_id`)} AND ${postListedFor(ctx.user.id)}
     ORDER BY r.created_at DESC, r.post_id LIMIT ${params.limit} OFFSET ${params.offset}`);
   const count = rows[0]?.total ?? (params.offset ? await countReactions(table, ctx.user.id) : 0);
   const posts = await loadPosts(rows.map((r) => r.post_id), ctx.user.id, undefined, ctx.baseUrl);
@@ -63,7 +63,7 @@ export async function reactedPosts(ctx: AuthedContext, list: ReactionList, path:
 
 async function countReactions(table: ReturnType<typeof sql.identifier>, userId: string): Promise<number> {
   const { rows } = await platform.db.execute<{ n: number }>(sql`
-    SELECT count(*)::int AS n FROM ${table} r JOIN posts p ON p.id = r.post_id WHERE r.user_id = ${userId}::uuid AND ${notBlockedWith(userId, sql`p.user_id`)}`);
+    SELECT count(*)::int AS n FROM ${table} r JOIN posts p ON p.id = r.post_id WHERE r.user_id = ${userId}::uuid AND ${notBlockedWith(userId, sql`p.user_id`)} AND ${postListedFor(userId)}`);
   return rows[0].n;
 }
 
@@ -100,11 +100,11 @@ export async function userAnalytics(ctx: AuthedContext) {
 export async function postsByLocation(ctx: RequestContext, input: { location_id: string; page?: number; page_size?: number }) {
   const params = pageParams(input, { size: 20, max: 100 });
   const { rows: location } = await platform.db.execute<{ name: string; total: number }>(sql`
-    SELECT l.name, (SELECT count(*)::int FROM posts p WHERE p.location_id = l.id AND ${notHiddenFrom(ctx.user?.id, sql`p.user_id`)}) AS total
+    SELECT l.name, (SELECT count(*)::int FROM posts p WHERE p.location_id = l.id AND ${notHiddenFrom(ctx.user?.id, sql`p.user_id`)} AND ${postListedFor(ctx.user?.id)}) AS total
     FROM locations l WHERE l.id = ${input.location_id}::uuid`);
   if (!location.length) throw notFound();
   const { rows } = await platform.db.execute<{ id: string }>(sql`
-    SELECT p.id FROM posts p WHERE p.location_id = ${input.location_id}::uuid AND ${notHiddenFrom(ctx.user?.id, sql`p.user_id`)}
+    SELECT p.id FROM posts p WHERE p.location_id = ${input.location_id}::uuid AND ${notHiddenFrom(ctx.user?.id, sql`p.user_id`)} AND ${postListedFor(ctx.user?.id)}
     ORDER BY p.created_at DESC, p.id DESC LIMIT ${params.limit} OFFSET ${params.offset}`);
   const posts = await loadPosts(rows.map((r) => r.id), ctx.user?.id ?? null, undefined, ctx.baseUrl);
   return { location_name: location[0].name, total_posts: location[0].total, posts: posts.map((p) => serializePost(p, ctx)) };

@@ -64,3 +64,25 @@ export async function hidesAuthor(viewerId: string, authorId: string, db: DbOrTx
   const found = await db.execute(sql`SELECT 1 AS one WHERE ${notHiddenFrom(viewerId, sql`${authorId}::uuid`)}`);
   return found.rows.length === 0;
 }
+
+/**
+ * Moderation (DESIGN.md section 9): a post or comment hidden by staff, or by auto-hide, is gone for everyone except
+ * its author, who keeps it (a read by id, their lists and feeds, their sync), and staff, who read it by id while
+ * they review. The post rule (posts/post-visibility.ts) calls these for reads by id; lists call the SQL twin.
+ */
+export type ModerationViewer = { id: string; isStaff?: boolean; isAdmin?: boolean } | null | undefined;
+
+/** Whether moderation took this item away from `viewer`. */
+export function moderatedAway(viewer: ModerationViewer, item: { hidden: boolean; authorId: string }): boolean {
+  if (!item.hidden) return false;
+  return !viewer || (viewer.id !== item.authorId && !viewer.isStaff && !viewer.isAdmin);
+}
+
+/**
+ * The SQL twin of `moderatedAway` for lists: true for rows not hidden, or hidden and written by `viewerId`. Staff
+ * see lists as everyone does (they review hidden items through the moderation queue and reads by id).
+ */
+export function notModeratedAway(viewerId: Viewer, hiddenAtColumn: SQL, authorColumn: SQL): SQL {
+  if (!viewerId) return sql`${hiddenAtColumn} IS NULL`;
+  return sql`(${hiddenAtColumn} IS NULL OR ${authorColumn} = ${viewerId}::uuid)`;
+}

@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import { currentDb } from '../../platform/db.js';
 import type { DeletionType } from '../../models/deletions.js';
 import type { SyncRooms } from './sync-scope.js';
+import { commentListedFor, postListedFor } from '../posts/post-visibility.js';
 
 /** An item of realtime.sync's `deleted` (DESIGN.md section 5). */
 export interface DeletionBody {
@@ -18,19 +19,23 @@ export interface DeletionBody {
  * the posts its socket watches (`subscribe {channel: 'post'}`, where comments are pushed); its conversations.
  * One range scan per room on the indexes of migration 0019, merged (an item in two of the caller's rooms once)
  * and cut.
+ *
+ * A post or comment hidden by moderation has a tombstone but still exists: its author keeps it, and a dismissed
+ * report restores it. A tombstone whose item the caller can list now is therefore null here (its position still
+ * counts): `deleted` names only what is gone for this caller, and a restored post comes back in `posts`.
  */
 export async function deletionsAfter(
   userId: string,
   rooms: SyncRooms & { postIds: readonly string[] },
   after: { at: string; id: string },
   limit: number,
-): Promise<Array<{ deletion: DeletionBody; position: { at: string; id: string } }>> {
+): Promise<Array<{ deletion: DeletionBody | null; position: { at: string; id: string } }>> {
   const position = sql`(${after.at}::timestamptz, ${after.id}::uuid)`;
   const afterPosition = (column: string, room: ReturnType<typeof sql.raw>) => sql`
     SELECT id, type, item_id, deleted_at FROM deletions
     WHERE ${sql.identifier(column)} = ${room} AND (deleted_at, id) > ${position}
     ORDER BY deleted_at, id LIMIT ${limit}`;
-  const { rows } = await currentDb().execute<{ id: string; type: DeletionType; item_id: string; deleted_at: string; at: string }>(sql`
+  const { rows } = await currentDb().execute<{ id: string; type: DeletionType; item_id: string; deleted_at: string; at: string; present: boolean }>(sql`
     WITH community_rooms AS (
       SELECT unnest(${sql.param(rooms.communityIds)}::uuid[]) AS id
       UNION
@@ -50,9 +55,13 @@ export async function deletionsAfter(
     )
     SELECT id, type, item_id,
       to_char(deleted_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS deleted_at,
-      to_char(deleted_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS at
+      to_char(deleted_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS at,
+      CASE type
+        WHEN 'post' THEN EXISTS (SELECT 1 FROM posts p WHERE p.id = mine.item_id AND ${postListedFor(userId)})
+        WHEN 'comment' THEN EXISTS (SELECT 1 FROM comments c WHERE c.id = mine.item_id AND ${commentListedFor(userId)})
+        ELSE false END AS present
     FROM mine ORDER BY mine.deleted_at, id LIMIT ${limit}`);
-  return rows.map((r) => ({ deletion: { type: r.type, id: r.item_id, deleted_at: r.deleted_at }, position: { at: r.at, id: r.id } }));
+  return rows.map((r) => ({ deletion: r.present ? null : { type: r.type, id: r.item_id, deleted_at: r.deleted_at }, position: { at: r.at, id: r.id } }));
 }
 
 /** The posts a socket watches (`subscribe {channel: 'post'}`), each checked when it was made; none over REST. */

@@ -83,7 +83,7 @@ export async function syncFor(ctx: AuthedContext, input: { since?: Date; cursor?
     notificationsChangedAfter(userId, start.notifications, fetch),
     messagesCreatedAfter(userId, start.messages, fetch),
     ordersChangedAfter(userId, start.orders, fetch),
-    postsChangedAfter(rooms, start.posts, fetch, ctx, userId),
+    postsChangedAfter(rooms, start.posts, fetch, ctx),
     deletionsAfter(userId, { ...rooms, postIds: watchedPostIds(ctx.subscriptions) }, start.deleted, fetch),
   ]);
   const notifications = pageOf(notificationRows, (r) => serializeNotification(r.notification, ctx));

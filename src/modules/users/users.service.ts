@@ -5,7 +5,8 @@ import { AppError, notFound } from '../../core/errors.js';
 import { pageParams, paginated } from '../../core/pagination.js';
 import { locations, users, type UserRow } from '../../models/index.js';
 import { platform } from '../../platform/index.js';
-import { transaction } from '../../platform/db.js';
+import { transaction, type DbOrTx } from '../../platform/db.js';
+import type { PendingEvents } from '../../core/events.js';
 import { endAllSessions } from '../accounts/sessions.js';
 import { recordAccessChange } from '../accounts/access-changes.js';
 import { countNearbyUsers, findUserById, findUserByUsername, findUsersByIds, nearbyUserIds } from './users.queries.js';
@@ -126,13 +127,28 @@ export async function nearbyUsers(ctx: AuthedContext, input: { page?: number; pa
   return paginated(ctx, '/api/users/nearby-users/', params, count, results);
 }
 
+/**
+ * Deactivates an account in the caller's transaction (an administrator's `is_active: false`, a moderator's
+ * suspension): it can no longer log in, every session ends at once (refresh tokens revoked, access tokens issued
+ * until now refused, on every node), and its live sockets are closed after the commit. A later reactivation
+ * revives no old token. False when it was already inactive or is gone.
+ */
+export async function deactivateUser(db: DbOrTx, events: PendingEvents, userId: string): Promise<boolean> {
+  const { rows } = await db.execute(sql`UPDATE users SET is_active = false, updated_at = now() WHERE id = ${userId}::uuid AND is_active RETURNING id`);
+  if (!rows.length) return false;
+  await endAllSessions(db, events, userId);
+  events.add('user.deactivated', { userId });
+  return true;
+}
+
 export async function adminUpdateUser(ctx: AuthedContext, username: string, input: { is_verified?: boolean; is_staff?: boolean; is_active?: boolean }) {
   const target = await findUserByUsername(username);
   if (!target) throw notFound();
   const changes: Partial<typeof users.$inferInsert> = { updatedAt: new Date() };
   if (input.is_verified !== undefined) changes.isVerified = input.is_verified;
   if (input.is_staff !== undefined) changes.isStaff = input.is_staff;
-  if (input.is_active !== undefined) changes.isActive = input.is_active;
+  // Deactivation goes through deactivateUser below (as a moderator's suspension does); reactivation is a plain change.
+  if (input.is_active === true) changes.isActive = true;
   await transaction(platform.db, async (tx, events) => {
     await tx.update(users).set(changes).where(eq(users.id, target.id));
     const rightsChanged =
@@ -140,9 +156,7 @@ export async function adminUpdateUser(ctx: AuthedContext, username: string, inpu
       (input.is_staff !== undefined && input.is_staff !== target.isStaff) ||
       (input.is_active !== undefined && input.is_active !== target.isActive);
     if (input.is_active === false && target.isActive) {
-      // Ends every session (and announces user.access_changed); a later reactivation revives no old token.
-      await endAllSessions(tx, events, target.id);
-      events.add('user.deactivated', { userId: target.id });
+      await deactivateUser(tx, events, target.id);
     } else if (rightsChanged) {
       // Every node drops what it cached about this caller (the realtime layer's caller cache).
       await recordAccessChange(tx, events, target.id);
