@@ -209,6 +209,10 @@ describe('hide', () => {
     expect((await app.rest('GET', `/api/feed/posts/${post.id}/`, { token: staff.token })).status).toBe(200);
     expect((await app.rest('GET', `/api/posts/posts/${post.id}/comments/`, { token: carol.token })).status).toBe(404);
     expect(await subscribe(await app.socket(carol.token), 'post', post.id)).toEqual({ status: 404, body: NOT_FOUND });
+    // Nor touch it by id: a like, a bookmark or a comment is answered as for a missing post.
+    expect((await app.rest('POST', `/api/feed/posts/${post.id}/like/`, { token: carol.token })).status).toBe(404);
+    expect((await app.rest('POST', `/api/feed/posts/${post.id}/bookmark/`, { token: carol.token })).status).toBe(404);
+    expect((await app.rest('POST', '/api/posts/comments/', { token: carol.token, body: { post: post.id, content: 'still here?' } })).status).toBe(400);
     // Nobody else can report it any more: they cannot see it.
     expect((await app.rest('POST', '/api/safety/reports/', { token: carol.token, body: { target_type: 'post', target_id: post.id, reason: 'spam' } })).status).toBe(404);
 
