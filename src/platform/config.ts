@@ -9,7 +9,8 @@ import { parseTrustedProxies } from '../core/client-address.js';
 const optionalUrl = z.preprocess((v) => (v === '' ? undefined : v), z.string().url().optional());
 const optionalText = z.preprocess((v) => (v === '' ? undefined : v), z.string().optional());
 
-const schema = z.object({
+/** Every setting, read from the environment (each one is documented in docs/configuration.md; a test checks it). */
+export const configSchema = z.object({
   NODE_ENV: z.string().default('development'),
   PORT: z.coerce.number().int().min(0).max(65535).default(8000),
   HOST: z.string().default('0.0.0.0'),
@@ -98,7 +99,7 @@ const schema = z.object({
   SHUTDOWN_GRACE_MS: z.coerce.number().int().positive().default(10000),
 });
 
-export type Config = z.infer<typeof schema> & { dataDir: string };
+export type Config = z.infer<typeof configSchema> & { dataDir: string };
 
 /** A configuration the service cannot run with; the message names every variable at fault. */
 export class ConfigError extends Error {
@@ -108,8 +109,8 @@ export class ConfigError extends Error {
   }
 }
 
-export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Record<keyof z.infer<typeof schema>, string | number>> = {}): Config {
-  const parsed = schema.safeParse({ ...env, ...overrides });
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Record<keyof z.infer<typeof configSchema>, string | number>> = {}): Config {
+  const parsed = configSchema.safeParse({ ...env, ...overrides });
   if (!parsed.success) {
     throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
   }
