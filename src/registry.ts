@@ -15,6 +15,7 @@ import { reviewOperations } from './modules/stores/reviews.op.js';
 import { feedOperations } from './modules/feeds/feeds.op.js';
 import { syncOperations } from './modules/sync/sync.op.js';
 import { safetyOperations } from './modules/safety/safety.op.js';
+import { leavingOperations } from './modules/leaving/leaving.op.js';
 
 /** Every operation of the service: mounted as REST routes, Socket.IO events and OpenAPI paths. */
 export const operations: readonly Operation[] = [
@@ -34,5 +35,6 @@ export const operations: readonly Operation[] = [
   ...feedOperations,
   ...syncOperations,
   ...safetyOperations,
+  ...leavingOperations,
 ];
 // Realtime channels (core/channels.ts) register themselves when their module's operations are imported here.
