@@ -59,4 +59,19 @@ describe('foreign keys onto users', () => {
     const unindexed = (await userReferences(platform.db)).filter((r) => !r.indexed).map((r) => r.column);
     expect(unindexed).toEqual([]);
   });
+
+  test('when the rows an account deletion removes cascade further, then every foreign key has an index its ON DELETE query can use (one query per deleted row, never a scan)', async () => {
+    // Usable: an index that starts with the column, whole or partial on `column IS NOT NULL` (implied by `column = $1`).
+    const { rows } = await platform.db.execute<{ reference: string }>(sql`
+      SELECT rel.relname || '.' || att.attname AS reference
+      FROM pg_constraint con
+      JOIN pg_class rel ON rel.oid = con.conrelid
+      JOIN pg_namespace ns ON ns.oid = rel.relnamespace AND ns.nspname = 'public'
+      JOIN pg_attribute att ON att.attrelid = con.conrelid AND att.attnum = con.conkey[1]
+      WHERE con.contype = 'f' AND NOT EXISTS (
+        SELECT 1 FROM pg_index i WHERE i.indrelid = con.conrelid AND i.indkey[0] = att.attnum
+          AND (i.indpred IS NULL OR pg_get_expr(i.indpred, i.indrelid) = '(' || quote_ident(att.attname) || ' IS NOT NULL)'))
+      ORDER BY 1`);
+    expect(rows.map((r) => r.reference)).toEqual([]);
+  });
 });

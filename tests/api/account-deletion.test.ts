@@ -210,7 +210,7 @@ describe('content and its counters', () => {
 });
 
 describe('a large account', () => {
-  test('when an account with thousands of posts, comments on them and likes is deleted, then every post has its tombstone, the pushes stop at their bound and other people's counters are exact', async () => {
+  test("when an account with thousands of posts, comments on them and likes is deleted, then every post has its tombstone, the pushes stop at their bound and other people's counters are exact", async () => {
     const home = await aNeighbourhood(app);
     const leaver = await aResidentOf(app, home);
     const alice = await aResidentOf(app, home);

@@ -20,6 +20,19 @@ CREATE INDEX IF NOT EXISTS comment_bookmarks_user_idx ON comment_bookmarks (user
 CREATE INDEX IF NOT EXISTS poll_votes_user_idx ON poll_votes (user_id);
 CREATE INDEX IF NOT EXISTS community_post_fanouts_actor_idx ON community_post_fanouts (actor_id) WHERE actor_id IS NOT NULL;
 
+-- What the account's rows cascade to must be found the same way: a foreign key's ON DELETE action runs one query per
+-- deleted row, and without an index on the referencing column each is a scan of the whole referencing table
+-- (50,000 posts each scanned every comment: minutes). comments_post_top_idx (0010) is partial on top-level comments,
+-- which that query cannot use. A partial index `WHERE column IS NOT NULL` serves it (its `column = $1` implies it).
+CREATE INDEX IF NOT EXISTS comments_post_idx ON comments (post_id);
+CREATE INDEX IF NOT EXISTS orders_product_idx ON orders (product_id) WHERE product_id IS NOT NULL;
+CREATE INDEX IF NOT EXISTS orders_store_idx ON orders (store_id) WHERE store_id IS NOT NULL;
+CREATE INDEX IF NOT EXISTS posts_shared_product_idx ON posts (shared_product_id) WHERE shared_product_id IS NOT NULL;
+CREATE INDEX IF NOT EXISTS posts_shared_store_idx ON posts (shared_store_id) WHERE shared_store_id IS NOT NULL;
+CREATE INDEX IF NOT EXISTS posts_shared_community_idx ON posts (shared_community_id) WHERE shared_community_id IS NOT NULL;
+CREATE INDEX IF NOT EXISTS conversations_last_message_idx ON conversations (last_message_id) WHERE last_message_id IS NOT NULL;
+CREATE INDEX IF NOT EXISTS conversation_participants_last_read_idx ON conversation_participants (last_read_message_id) WHERE last_read_message_id IS NOT NULL;
+
 -- Stored files whose rows are gone, to be deleted from storage (disk or S3) after the commit that removed the rows.
 -- Storage is not transactional: the keys are written in the deleting transaction (so a rolled-back deletion deletes
 -- no file, and a committed one always has its files listed), then worked off after the commit; a key whose deletion

@@ -9,7 +9,10 @@ export interface UserReference {
   /** ON DELETE: `c` cascade, `n` set null, `a` no action, `r` restrict, `d` set default. */
   onDelete: string;
   nullable: boolean;
-  /** Whether an index starts with this column (a deletion then reads only the rows that name the user). */
+  /**
+   * Whether an index that starts with this column serves `column = $1` (whole, or partial on `column IS NOT NULL`):
+   * a deletion then reads only the rows that name the user.
+   */
   indexed: boolean;
 }
 
@@ -17,7 +20,8 @@ export interface UserReference {
 export async function userReferences(db: DbOrTx): Promise<UserReference[]> {
   const { rows } = await db.execute<{ table_name: string; column_name: string; on_delete: string; nullable: boolean; indexed: boolean }>(sql`
     SELECT rel.relname AS table_name, att.attname AS column_name, con.confdeltype AS on_delete, NOT att.attnotnull AS nullable,
-      EXISTS (SELECT 1 FROM pg_index i WHERE i.indrelid = con.conrelid AND i.indkey[0] = att.attnum) AS indexed
+      EXISTS (SELECT 1 FROM pg_index i WHERE i.indrelid = con.conrelid AND i.indkey[0] = att.attnum
+        AND (i.indpred IS NULL OR pg_get_expr(i.indpred, i.indrelid) = '(' || quote_ident(att.attname) || ' IS NOT NULL)')) AS indexed
     FROM pg_constraint con
     JOIN pg_class rel ON rel.oid = con.conrelid
     JOIN pg_namespace ns ON ns.oid = rel.relnamespace
