@@ -323,6 +323,7 @@ describe('orders and stores', () => {
     await app.rest('POST', '/api/stores/reviews/', { token: buyer.token, body: { product: product.id, rating: 4, comment: 'Good' } });
     const sellerPhone = await app.socket(seller.token);
     const updated = nextEvent(sellerPhone, 'order:updated');
+    const since = await aMomentNow();
 
     expect((await deleteAccount(buyer)).status).toBe(204);
 
@@ -333,6 +334,9 @@ describe('orders and stores', () => {
       [open.id, 'cancelled', null],
     ]);
     expect((await app.rest('GET', `/api/stores/products/${product.id}/`)).body.stock).toBe(10 - 1);
+    // A seller's phone that was away catches up on it as well (an order without a buyer is still the seller's).
+    const synced = (await app.rest('GET', '/api/realtime/sync/', { token: seller.token, query: { since } })).body.orders;
+    expect(synced).toEqual([expect.objectContaining({ id: open.id, status: 'cancelled', user: null })]);
     const told = (await app.rest('GET', '/api/notifications/', { token: seller.token })).body.results;
     expect(told).toContainEqual(expect.objectContaining({ target_id: open.id, target_type: 'Order', actor: null, message: expect.stringContaining('the buyer deleted their account') }));
     expect((await app.rest('GET', '/api/stores/reviews/', { query: { product: product.id } })).body.count).toBe(0);
