@@ -32,7 +32,7 @@ export interface AccountDeletionStep {
   module: string;
   /**
    * Every column referencing users(id) that this step answers for, as `table.column`. The coverage test
-   * (tests/unit/leaving-coverage.test.ts) reads every such foreign key from the database and fails when one is
+   * (tests/api/account-deletion-coverage.test.ts) reads every such foreign key from the database and fails when one is
    * answered for by no step, or by two: a new table that names users cannot be forgotten.
    */
   handles: Readonly<Record<string, UserReferenceHandling>>;
