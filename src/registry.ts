@@ -17,6 +17,7 @@ import { syncOperations } from './modules/sync/sync.op.js';
 import { safetyOperations } from './modules/safety/safety.op.js';
 import { reportOperations } from './modules/safety/reports.op.js';
 import { moderationOperations } from './modules/safety/moderation.op.js';
+import { leavingOperations } from './modules/leaving/leaving.op.js';
 
 /** Every operation of the service: mounted as REST routes, Socket.IO events and OpenAPI paths. */
 export const operations: readonly Operation[] = [
@@ -38,5 +39,6 @@ export const operations: readonly Operation[] = [
   ...safetyOperations,
   ...reportOperations,
   ...moderationOperations,
+  ...leavingOperations,
 ];
 // Realtime channels (core/channels.ts) register themselves when their module's operations are imported here.

@@ -59,6 +59,12 @@ export interface Operation<S extends z.ZodType = z.ZodType, A extends AuthRule =
   summary: string;
   tags: string[];
   input: S;
+  /**
+   * Where REST clients put the fields that are not path parameters, for the OpenAPI document: the query string for
+   * GET and DELETE by default, a body otherwise. A DELETE that takes a secret (a password) says `body`: query strings
+   * are written to access logs. (The REST transport reads both, whatever this says.)
+   */
+  inputIn?: 'query' | 'body';
   /** Multipart file fields accepted over REST; the files arrive in the input under these names. */
   files?: FileField[];
   rateLimits?: RateLimitRule[];

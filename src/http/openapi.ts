@@ -25,7 +25,8 @@ export function openApiDocument(operations: readonly Operation[], serverUrl?: st
     const rest = Object.fromEntries(Object.entries(properties).filter(([name]) => !pathParams.includes(name)));
     const fileFields = op.files ?? [];
     let requestBody: unknown;
-    if (op.method === 'GET' || op.method === 'DELETE') {
+    const inQuery = op.inputIn ? op.inputIn === 'query' : op.method === 'GET' || op.method === 'DELETE';
+    if (inQuery) {
       for (const [name, s] of Object.entries(rest)) parameters.push({ name, in: 'query', required: required.has(name), schema: s });
     } else if (Object.keys(rest).length || fileFields.length) {
       const bodySchema = { type: 'object', properties: rest, required: [...required].filter((n) => n in rest) };

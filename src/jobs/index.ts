@@ -9,6 +9,7 @@ import { viewCooldownCleanupJob } from '../modules/posts/view-cleanup.job.js';
 import { popularLocationsRefreshJob } from '../modules/posts/popular-locations.job.js';
 import { communityFanoutRecoveryJob } from '../modules/posts/community-fanout.job.js';
 import { expiredDeletionsJob } from '../modules/deletions/cleanup.job.js';
+import { fileDeletionsJob } from '../modules/media/file-deletions.job.js';
 
 /**
  * Scheduled jobs. Each runs under a Redis lock when several nodes run, so only one node does the work.
@@ -27,6 +28,7 @@ export const JOBS: JobDefinition[] = [
   popularLocationsRefreshJob,
   communityFanoutRecoveryJob,
   expiredDeletionsJob,
+  fileDeletionsJob,
 ];
 
 export interface Jobs {

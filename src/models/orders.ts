@@ -11,11 +11,12 @@ export type OrderStatus = (typeof ORDER_STATUSES)[number];
 
 /**
  * An order (0008). Seller, unit price and total are kept on the row, so the order still reads right
- * after its product or store is deleted (those references become null).
+ * after its product or store is deleted (those references become null). The buyer and the seller become null
+ * when their account is deleted (0022): the other party keeps the order.
  */
 export const orders = pgTable('orders', {
   id: uuid('id').primaryKey().defaultRandom(),
-  userId: uuid('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+  userId: uuid('user_id').references(() => users.id, { onDelete: 'set null' }),
   productId: uuid('product_id').references(() => products.id, { onDelete: 'set null' }),
   storeId: uuid('store_id').references(() => stores.id, { onDelete: 'set null' }),
   sellerId: uuid('seller_id').references(() => users.id, { onDelete: 'set null' }),

@@ -6,10 +6,11 @@ import { requireOwner } from '../../core/ownership.js';
 import { pageParams, paginated } from '../../core/pagination.js';
 import { communities, communityMembers, locations } from '../../models/index.js';
 import { platform } from '../../platform/index.js';
-import { currentDb, transaction } from '../../platform/db.js';
+import { currentDb, transaction, type Tx } from '../../platform/db.js';
+import type { PendingEvents } from '../../core/events.js';
 import { categoryExists, findCommunity, isMember, listCategories, listCommunities, listMembers, membershipsOf, type CommunityFilters } from './communities.queries.js';
 import { serializeCommunity, serializeMember, type CommunityBody } from './communities.serializer.js';
-import { postScope, recordDeletions, recordFormerMembers } from '../deletions/deletions.service.js';
+import { postScopeColumns, recordDeletionsFrom, recordFormerMembers } from '../deletions/deletions.service.js';
 import '../posts/posts.events.js';
 import './communities.events.js';
 
@@ -173,10 +174,8 @@ export async function updateCommunity(ctx: AuthedContext, id: string, input: Com
 
 /**
  * Owner only. The row goes, and with it (ON DELETE CASCADE) its memberships and the posts made in it; the files
- * of those posts (images, audio) and the community's own pictures are deleted from storage once that committed.
- * Each post gets a tombstone and the members are remembered, so that a member's next realtime.sync lists the
- * posts in `deleted`; `post:deleted` is pushed for the newest COMMUNITY_POST_PUSH_LIMIT of them, then
- * `community:deleted`, and every socket leaves the community's room.
+ * of those posts (images, audio) and the community's own pictures are deleted from storage once that committed
+ * (`removeCommunities`).
  */
 export async function deleteCommunity(ctx: AuthedContext, id: string): Promise<void> {
   const community = await findCommunity(id);
@@ -184,26 +183,47 @@ export async function deleteCommunity(ctx: AuthedContext, id: string): Promise<v
   requireOwner(ctx.user, community.ownerId);
   const files = await transaction(platform.db, async (tx, events) => {
     const [locked] = await tx
-      .select({ avatar: communities.avatar, banner: communities.banner })
+      .select({ id: communities.id })
       .from(communities)
       .where(and(eq(communities.id, id), eq(communities.ownerId, ctx.user.id)))
       .for('update');
     if (!locked) throw notFound();
-    // The community cannot gain posts or post files meanwhile: a new post's insert waits for this lock (FK).
-    const { rows } = await tx.execute<{ file: string }>(sql`
-      SELECT m.file FROM post_media m JOIN posts p ON p.id = m.post_id WHERE p.community_id = ${id}::uuid
-      UNION ALL
-      SELECT a.file FROM post_audio a JOIN posts p ON p.id = a.post_id WHERE p.community_id = ${id}::uuid`);
-    const { rows: posts } = await tx.execute<{ id: string; user_id: string }>(sql`
-      SELECT id, user_id FROM posts WHERE community_id = ${id}::uuid ORDER BY created_at DESC, id DESC`);
-    await recordDeletions(tx, posts.map((p) => ({ type: 'post', id: p.id, authorId: p.user_id, ...postScope(p.id, { locationId: null, communityId: id }) })));
-    await recordFormerMembers(tx, id);
-    await tx.delete(communities).where(eq(communities.id, id));
-    for (const post of posts.slice(0, COMMUNITY_POST_PUSH_LIMIT)) events.add('post.deleted', { postId: post.id, locationId: null, communityId: id });
-    events.add('community.deleted', { communityId: id });
-    return [locked.avatar, locked.banner, ...rows.map((r) => r.file)];
+    return removeCommunities(tx, events, [id]);
   });
   await deleteStoredFiles(files);
+}
+
+/**
+ * Removes communities in the caller's transaction (an owner's delete, an account deletion), and answers the stored
+ * files that named them (their pictures, their posts' images and audio), for the caller to delete once committed.
+ * Each post gets a tombstone and the members are remembered, so that a member's next realtime.sync lists the posts
+ * in `deleted`; `post:deleted` is pushed for the newest COMMUNITY_POST_PUSH_LIMIT posts of each, then
+ * `community:deleted`, and every socket leaves the community's room. One statement per kind of row, whatever the
+ * number of communities or posts.
+ */
+export async function removeCommunities(tx: Tx, events: PendingEvents, ids: readonly string[]): Promise<string[]> {
+  if (!ids.length) return [];
+  const list = sql`${sql.param([...ids])}::uuid[]`;
+  // Locked first: the communities cannot gain posts or post files meanwhile (a new post's insert waits for this lock).
+  const { rows: pictures } = await tx.execute<{ avatar: string | null; banner: string | null }>(sql`
+    SELECT avatar, banner FROM communities WHERE id = ANY(${list}) ORDER BY id FOR UPDATE`);
+  const { rows } = await tx.execute<{ file: string }>(sql`
+    SELECT m.file FROM post_media m JOIN posts p ON p.id = m.post_id WHERE p.community_id = ANY(${list})
+    UNION ALL
+    SELECT a.file FROM post_audio a JOIN posts p ON p.id = a.post_id WHERE p.community_id = ANY(${list})`);
+  await recordDeletionsFrom(tx, sql`
+    SELECT 'post', p.id, p.user_id, ${postScopeColumns('p')}, p.id, NULL::uuid FROM posts p WHERE p.community_id = ANY(${list})`);
+  const { rows: pushed } = await tx.execute<{ id: string; community_id: string }>(sql`
+    SELECT id, community_id FROM (
+      SELECT id, community_id, row_number() OVER (PARTITION BY community_id ORDER BY created_at DESC, id DESC) AS n
+      FROM posts WHERE community_id = ANY(${list})) newest
+    WHERE n <= ${COMMUNITY_POST_PUSH_LIMIT}
+    ORDER BY community_id, n`);
+  for (const id of ids) await recordFormerMembers(tx, id);
+  await tx.execute(sql`DELETE FROM communities WHERE id = ANY(${list})`);
+  for (const post of pushed) events.add('post.deleted', { postId: post.id, locationId: null, communityId: post.community_id });
+  for (const id of ids) events.add('community.deleted', { communityId: id });
+  return [...pictures.flatMap((p) => [p.avatar, p.banner]), ...rows.map((r) => r.file)].filter((k): k is string => Boolean(k));
 }
 
 /** Best effort, after the commit: a file left behind costs storage, not correctness (no row names it). */

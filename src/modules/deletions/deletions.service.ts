@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import type { DbOrTx } from '../../platform/db.js';
 import type { DeletionType } from '../../models/deletions.js';
 
@@ -39,6 +39,24 @@ export async function recordDeletions(tx: DbOrTx, tombstones: readonly Tombstone
     SELECT * FROM unnest(${column('type')}::text[], ${column('id')}::uuid[], ${column('authorId')}::uuid[],
       ${column('locationId')}::uuid[], ${column('communityId')}::uuid[], ${column('postId')}::uuid[], ${column('conversationId')}::uuid[])`);
 }
+
+/**
+ * The set-based form of recordDeletions, for deletions too many to bring into the service (an account's 50,000
+ * posts): `rows` is a query yielding (type, item_id, author_id, location_id, community_id, post_id, conversation_id)
+ * in that order. Answers the INSERT itself, so that it can also run as one step of a larger statement (a CTE).
+ */
+export const tombstonesFrom = (rows: SQL): SQL =>
+  sql`INSERT INTO deletions (type, item_id, author_id, location_id, community_id, post_id, conversation_id) ${rows}`;
+
+export async function recordDeletionsFrom(tx: DbOrTx, rows: SQL): Promise<void> {
+  await tx.execute(tombstonesFrom(rows));
+}
+
+/** `postScope` in SQL, for the posts row aliased `alias`: its (location_id, community_id) columns of a tombstone. */
+export const postScopeColumns = (alias: string): SQL => {
+  const p = sql.identifier(alias);
+  return sql`CASE WHEN ${p}.community_id IS NULL THEN ${p}.location_id END, ${p}.community_id`;
+};
 
 /**
  * Before a community's row (and with it its memberships) is deleted: remember who its members were, so that

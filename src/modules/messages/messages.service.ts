@@ -113,8 +113,11 @@ export async function sendMessage(ctx: AuthedContext, conversationId: string, co
       WHERE c.id = ${conversationId}
       FOR UPDATE OF c`);
     if (!locked.rows.length) throw notFound();
+    const recipients = (await participantIds(conversationId, tx)).filter((u) => u !== ctx.user.id);
+    // Everyone else deleted their account: the conversation stays readable, but nobody is left to write to.
+    if (!recipients.length) throw forbidden(BLOCKED_MESSAGE);
     // In a group too: a block stops the pair reaching each other, and a message reaches every participant.
-    if (await isBlockedWithAny(ctx.user.id, (await participantIds(conversationId, tx)).filter((u) => u !== ctx.user.id), tx)) throw forbidden(BLOCKED_MESSAGE);
+    if (await isBlockedWithAny(ctx.user.id, recipients, tx)) throw forbidden(BLOCKED_MESSAGE);
     const previousAt = locked.rows[0].last_message_at ? new Date(locked.rows[0].last_message_at) : null;
     const now = messageNow();
     const inserted = await tx.execute<{ id: string; seq: string | number }>(sql`

@@ -82,6 +82,39 @@ export async function notifyMany(
   return bodies;
 }
 
+/**
+ * Several notifications, each with its own recipient, actor, target and words, in one statement (an account deletion
+ * tells every other party of its cancelled orders at once), by the rules of `notifyMany`: nobody is told of their own
+ * action, recipients that do not exist or must not hear from the actor are skipped. Answers the bodies in the order
+ * of `items`, skipped ones left out.
+ */
+export async function notifyEach(db: DbOrTx, events: PendingEvents, items: readonly NewNotification[]): Promise<NotificationBody[]> {
+  const wanted = items.filter((n) => n.recipientId !== n.actorId);
+  if (!wanted.length) return [];
+  const column = <T>(pick: (n: NewNotification) => T) => sql.param(wanted.map(pick));
+  const inserted = await db.execute<{ id: string }>(sql`
+    INSERT INTO ${notifications} (user_id, actor_id, notification_type, target_id, target_type, message)
+    SELECT n.recipient, n.actor, n.type, n.target_id, n.target_type, n.message
+    FROM unnest(${column((n) => n.recipientId)}::uuid[], ${column((n) => n.actorId ?? null)}::uuid[], ${column((n) => n.type)}::text[],
+                ${column((n) => n.targetId ?? null)}::uuid[], ${column((n) => n.targetType ?? null)}::text[], ${column((n) => n.message)}::text[])
+         WITH ORDINALITY AS n(recipient, actor, type, target_id, target_type, message, ord)
+    JOIN ${users} u ON u.id = n.recipient
+    WHERE n.actor IS NULL OR ${notHiddenFrom(sql`n.recipient`, sql`n.actor`)}
+    ORDER BY n.ord
+    RETURNING id`);
+  const rows = await findNotificationsByIds(inserted.rows.map((r) => r.id), db);
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  const bodies: NotificationBody[] = [];
+  for (const { id } of inserted.rows) {
+    const row = byId.get(id);
+    if (!row) continue;
+    const body = serializeNotification(row, { baseUrl: serverBaseUrl() });
+    events.add('notification.created', { userId: row.userId, notification: body });
+    bodies.push(body);
+  }
+  return bodies;
+}
+
 export async function listMyNotifications(ctx: AuthedContext, input: { page?: number; page_size?: number }) {
   const params = pageParams(input, { size: 20, max: 100 });
   const { count, rows } = await listNotifications(ctx.user.id, params.limit, params.offset);

@@ -80,3 +80,11 @@ export async function onCommunityPostCreated(
 export async function onCommunityPostDeleted(tx: Tx, communityId: string): Promise<void> {
   await tx.execute(sql`UPDATE communities SET posts_count = greatest(0, posts_count - 1) WHERE id = ${communityId}::uuid`);
 }
+
+/** Before an account's posts are deleted: each community it posted in counts them out, in one statement. */
+export async function onCommunityPostsDeletedBy(tx: Tx, userId: string): Promise<void> {
+  await tx.execute(sql`
+    UPDATE communities c SET posts_count = greatest(0, c.posts_count - x.n)
+    FROM (SELECT community_id, count(*)::int AS n FROM posts WHERE user_id = ${userId}::uuid AND community_id IS NOT NULL GROUP BY community_id) x
+    WHERE c.id = x.community_id`);
+}

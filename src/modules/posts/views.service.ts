@@ -27,8 +27,11 @@ export type TrackViewAnswer =
   | { message: string; view_recorded: true; views_count: number }
   | { message: string; view_recorded: false; views_count: number; cooldown_remaining_seconds: number };
 
+/** The cooldown key of a signed-in viewer. */
+export const userViewerKey = (userId: string) => `user:${userId}`;
+
 export function viewerKey(ctx: Pick<RequestContext, 'user' | 'ip'>): string {
-  if (ctx.user) return `user:${ctx.user.id}`;
+  if (ctx.user) return userViewerKey(ctx.user.id);
   // Keyed: a plain hash of an IPv4 address is reversed by trying all 2^32 of them.
   return `anon:${crypto.createHmac('sha256', platform.jwtKey).update(`post-viewer:${ctx.ip}`).digest('base64url')}`;
 }

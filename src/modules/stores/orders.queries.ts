@@ -4,7 +4,7 @@ import type { OrderRow } from '../../models/index.js';
 
 interface OrderSqlRow extends Record<string, unknown> {
   id: string;
-  user_id: string;
+  user_id: string | null;
   product_id: string | null;
   store_id: string | null;
   seller_id: string | null;
@@ -49,7 +49,7 @@ export async function ordersChangedAfter(
     SELECT * FROM (
       (SELECT ${columns} FROM orders WHERE user_id = ${userId} AND (updated_at, id) > ${position} ORDER BY updated_at, id LIMIT ${limit})
       UNION ALL
-      (SELECT ${columns} FROM orders WHERE seller_id = ${userId} AND user_id <> ${userId} AND (updated_at, id) > ${position} ORDER BY updated_at, id LIMIT ${limit})
+      (SELECT ${columns} FROM orders WHERE seller_id = ${userId} AND user_id IS DISTINCT FROM ${userId} AND (updated_at, id) > ${position} ORDER BY updated_at, id LIMIT ${limit})
     ) mine
     ORDER BY updated_at, id
     LIMIT ${limit}`);

@@ -4,7 +4,7 @@ import { ORDER_STATUSES, type OrderRow } from '../../models/index.js';
 export const zOrderBody = z
   .object({
     id: z.string(),
-    user: z.string().describe('The buyer'),
+    user: z.string().nullable().describe("The buyer; null once the buyer's account was deleted"),
     product: z.string().nullable().describe('null once the product was deleted'),
     store: z.string().nullable().describe('null once the store was deleted'),
     quantity: z.number().int(),

@@ -109,7 +109,7 @@ export async function updateOrderStatus(ctx: AuthedContext, id: string, status: 
     const [updated] = await tx.update(orders).set({ status, updatedAt: new Date() }).where(eq(orders.id, id)).returning();
     if (status === 'cancelled') await returnToStock(tx, order);
     const body = serializeOrder(updated);
-    // The seller is null once the seller's account is gone: nobody is left to tell.
+    // The seller (or the buyer) is null once that account is gone: nobody is left to tell.
     const recipientId = party === 'seller' ? order.userId : order.sellerId;
     if (recipientId) {
       const [product] = order.productId ? await tx.select({ name: products.name }).from(products).where(eq(products.id, order.productId)) : [];
@@ -139,7 +139,7 @@ async function lockOrder(tx: Tx, ctx: AuthedContext, id: string, opts: { withPro
   return order;
 }
 
-function requireOrderParty<T extends { userId: string; sellerId: string | null }>(ctx: AuthedContext, order: T | undefined): asserts order is T {
+function requireOrderParty<T extends { userId: string | null; sellerId: string | null }>(ctx: AuthedContext, order: T | undefined): asserts order is T {
   if (!order) throw notFound();
   requireOwner(ctx.user, [order.userId, order.sellerId], { hide: true });
 }

@@ -5,11 +5,8 @@ import { zPaginated } from '../../core/response-schemas.js';
 import { createReview, deleteReview, listReviews, updateReview } from './reviews.service.js';
 import { zWhole } from './fields.js';
 import { READS_PER_IP, perUser } from './rate-limits.js';
+import { zReviewBody } from './reviews.serializer.js';
 
-
-const zReviewBody = z
-  .object({ id: z.string(), user: z.string(), product: z.string(), rating: z.number().int(), comment: z.string(), created_at: z.string(), updated_at: z.string() })
-  .meta({ id: 'Review' });
 const zRating = () => zWhole(1, 5);
 const zComment = () => z.preprocess((v) => (v === null ? '' : v), z.string().max(2000, 'Ensure this field has no more than 2000 characters.'));
 

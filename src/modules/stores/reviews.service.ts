@@ -7,26 +7,7 @@ import { products, reviews, stores, type ReviewRow } from '../../models/index.js
 import { platform } from '../../platform/index.js';
 import { currentDb } from '../../platform/db.js';
 import { violates } from './uploads.js';
-
-export interface ReviewBody {
-  id: string;
-  user: string;
-  product: string;
-  rating: number;
-  comment: string;
-  created_at: string;
-  updated_at: string;
-}
-
-export const serializeReview = (r: ReviewRow): ReviewBody => ({
-  id: r.id,
-  user: r.userId,
-  product: r.productId,
-  rating: r.rating,
-  comment: r.comment,
-  created_at: r.createdAt.toISOString(),
-  updated_at: r.updatedAt.toISOString(),
-});
+import { serializeReview, type ReviewBody } from './reviews.serializer.js';
 
 export const ALREADY_REVIEWED = 'You have already reviewed this product.';
 

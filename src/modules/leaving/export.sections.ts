@@ -1,0 +1,37 @@
+import type { ExportSection } from './leaving.types.js';
+import { pollVotesExport, postBookmarksExport, postLikesExport, postsExport } from '../posts/posts.export.js';
+import { commentBookmarksExport, commentLikesExport, commentsExport } from '../comments/comments.export.js';
+import { messagesExport } from '../messages/messages.export.js';
+import { productsExport, reviewsExport, storesExport } from '../stores/stores.export.js';
+import { ordersAsBuyerExport, ordersAsSellerExport } from '../stores/orders.export.js';
+import { communitiesOwnedExport, communityMembershipsExport } from '../communities/communities.export.js';
+import { nameSuggestionsExport } from '../locations/locations.export.js';
+import { blocksExport, mutesExport, reportsExport } from '../safety/safety.export.js';
+
+/**
+ * The sections of an account's export (`GET /api/users/profile/export/`), in the document's order. A module that
+ * keeps something a person wrote or owns adds its section here (its `*.export.ts`).
+ */
+export const EXPORT_SECTIONS: readonly ExportSection[] = [
+  postsExport,
+  commentsExport,
+  messagesExport,
+  storesExport,
+  productsExport,
+  ordersAsBuyerExport,
+  ordersAsSellerExport,
+  reviewsExport,
+  communitiesOwnedExport,
+  communityMembershipsExport,
+  postLikesExport,
+  postBookmarksExport,
+  commentLikesExport,
+  commentBookmarksExport,
+  pollVotesExport,
+  nameSuggestionsExport,
+  blocksExport,
+  mutesExport,
+  reportsExport,
+];
+
+export const EXPORT_SECTION_NAMES = EXPORT_SECTIONS.map((s) => s.name);

@@ -1,0 +1,45 @@
+import { sql } from 'drizzle-orm';
+import { z } from 'zod';
+import { platform } from '../../platform/index.js';
+import type { ExportSection } from '../leaving/leaving.types.js';
+import { olderThan, positionAt, withPositions } from '../leaving/export-paging.js';
+import { loadPosts } from './posts.queries.js';
+import { serializePost, zPostBody } from './posts.serializer.js';
+import { reactionsExport } from './reactions.export.js';
+
+/**
+ * The posts module's part of an account's export (docs/modules/leaving.md): the caller's posts as the caller sees them,
+ * and what the caller gave others' posts (likes, bookmarks, poll votes), by id only: whose post it was and what it
+ * said is the other person's.
+ */
+export const postsExport: ExportSection = {
+  name: 'posts',
+  item: zPostBody,
+  async load(viewer, page) {
+    const { rows } = await platform.db.execute<{ id: string; at: string; position_id: string }>(sql`
+      SELECT id, id AS position_id, ${positionAt(sql`created_at`)} AS at FROM posts
+      WHERE user_id = ${viewer.userId} AND ${olderThan(sql`created_at`, sql`id`, page.before)}
+      ORDER BY created_at DESC, id DESC LIMIT ${page.limit}`);
+    const posts = new Map((await loadPosts(rows.map((r) => r.id), viewer.userId, platform.db, viewer.baseUrl)).map((p) => [p.id, p]));
+    return withPositions(
+      rows.filter((r) => posts.has(r.id)),
+      (r) => serializePost(posts.get(r.id)!, viewer),
+    );
+  },
+};
+
+export const postLikesExport = reactionsExport('post_likes', { table: 'post_likes', targetColumn: 'post_id' }, 'post');
+export const postBookmarksExport = reactionsExport('post_bookmarks', { table: 'post_bookmarks', targetColumn: 'post_id' }, 'post');
+
+export const pollVotesExport: ExportSection = {
+  name: 'poll_votes',
+  item: z.object({ post: z.string(), option: z.string(), option_text: z.string(), created_at: z.string() }),
+  async load(viewer, page) {
+    const { rows } = await platform.db.execute<{ post_id: string; option_id: string; option_text: string; created_at: Date; at: string; position_id: string }>(sql`
+      SELECT pl.post_id, v.option_id, o.option_text, v.created_at, v.option_id AS position_id, ${positionAt(sql`v.created_at`)} AS at
+      FROM poll_votes v JOIN poll_options o ON o.id = v.option_id JOIN polls pl ON pl.id = v.poll_id
+      WHERE v.user_id = ${viewer.userId} AND ${olderThan(sql`v.created_at`, sql`v.option_id`, page.before)}
+      ORDER BY v.created_at DESC, v.option_id DESC LIMIT ${page.limit}`);
+    return withPositions(rows, (r) => ({ post: r.post_id, option: r.option_id, option_text: r.option_text, created_at: new Date(r.created_at).toISOString() }));
+  },
+};
