@@ -10,7 +10,7 @@ import { aComment, aNeighbourhood, aPoll, aPost, aResidentOf } from '../builders
 import { aCommunity, joinCommunity } from '../builders/communities.js';
 import { aConversation, aMessage } from '../builders/messages.js';
 import { aProduct, anOrder, aShopWithProduct, aStore } from '../builders/stores.js';
-import { aBlock, aMute } from '../builders/safety.js';
+import { aBlock, aMute, aReport } from '../builders/safety.js';
 import { ACCOUNT_PUSH_LIMIT } from '../../src/modules/posts/posts.leaving.js';
 
 /**
@@ -206,6 +206,35 @@ describe('content and its counters', () => {
     expect((await app.rest('GET', `/api/locations/locations/${home.locationId}/`, { token: alice.token })).body.total_users).toBe(before - 1);
     expect((await app.rest('GET', '/api/safety/mutes/', { token: alice.token })).body.count).toBe(0);
     expect(await sql('SELECT count(*)::int AS n FROM user_blocks WHERE blocker_id = $1 OR blocked_id = $1', [leaver.id])).toEqual([{ n: 0 }]);
+  });
+});
+
+describe('reports and moderation', () => {
+  test('when a reporter deletes the account, then their reports go, and the case staff review stays with its snapshot and one reporter fewer', async () => {
+    const home = await aNeighbourhood(app);
+    const [leaver, alice, carol] = [await aResidentOf(app, home), await aResidentOf(app, home), await aResidentOf(app, home)];
+    const post = await aPost(app, carol);
+    await aReport(app, leaver, 'post', post.id, { details: 'my words' });
+    await aReport(app, alice, 'post', post.id);
+
+    expect((await deleteAccount(leaver)).status).toBe(204);
+
+    expect(await sql('SELECT count(*)::int AS n FROM safety_reports WHERE reporter_id = $1', [leaver.id])).toEqual([{ n: 0 }]);
+    expect(await sql(`SELECT count(*)::int AS n FROM safety_reports r JOIN moderation_cases mc ON mc.id = r.case_id WHERE mc.target_id = $1 AND mc.status = 'open'`, [post.id])).toEqual([{ n: 1 }]);
+    expect((await app.rest('GET', '/api/safety/reports/', { token: alice.token })).body.count).toBe(1);
+  });
+
+  test('when the author of reported content deletes the account, then the case stays for staff with its snapshot, naming no account', async () => {
+    const home = await aNeighbourhood(app);
+    const [leaver, alice] = [await aResidentOf(app, home), await aResidentOf(app, home)];
+    const post = await aPost(app, leaver, { content: 'reported words' });
+    await aReport(app, alice, 'post', post.id);
+
+    expect((await deleteAccount(leaver)).status).toBe(204);
+
+    const [kept] = await sql<{ owner_id: string | null; snapshot: unknown }>('SELECT owner_id, snapshot FROM moderation_cases WHERE target_id = $1', [post.id]);
+    expect(kept.owner_id).toBeNull();
+    expect(JSON.stringify(kept.snapshot)).toContain('reported words');
   });
 });
 

@@ -6,7 +6,7 @@ import { aComment, aNeighbourhood, aPoll, aPost, aResidentOf } from '../builders
 import { aCommunity, joinCommunity } from '../builders/communities.js';
 import { aConversation, aMessage } from '../builders/messages.js';
 import { aProduct, anOrder, aShopWithProduct, aStore } from '../builders/stores.js';
-import { aBlock, aMute } from '../builders/safety.js';
+import { aBlock, aMute, aReport } from '../builders/safety.js';
 import { EXPORT_PAGE_SIZE } from '../../src/modules/leaving/export.service.js';
 
 /**
@@ -59,13 +59,15 @@ describe('the export document', () => {
     await joinCommunity(app, me, theirs.id);
     await aBlock(app, me, bob);
     await aMute(app, me, carol);
+    const report = await aReport(app, me, 'post', hers.id, { reason: 'spam', details: 'Looks like an advert' });
     const suggestion = await app.rest('POST', `/api/locations/locations/${home.locationId}/suggest_name/`, { token: me.token, body: { name: 'Maple Corner' } });
     expect(suggestion.status).toBe(200);
 
     const res = await app.rest('GET', exportPath, { token: me.token });
     expect(res.status).toBe(200);
     const body = res.body;
-    expect(body).toMatchObject({ format: 'hyperlocal.account-export/1', next_cursors: {}, reports: [] });
+    expect(body).toMatchObject({ format: 'hyperlocal.account-export/1', next_cursors: {} });
+    expect(body.reports).toEqual([{ ...report, details: 'Looks like an advert' }]);
     expect(body.user).toMatchObject({ id: me.id, username: me.username, email: me.email, referral_code: expect.any(String) });
     expect(ids(body.posts)).toEqual([post.id]);
     expect(body.posts[0]).toMatchObject({ content: 'My own words', user: { id: me.id } });

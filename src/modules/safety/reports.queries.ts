@@ -12,8 +12,8 @@ export interface ReportRow {
   createdAt: Date;
 }
 
-type RawReportRow = { id: string; target_type: ReportTargetType; target_id: string; reason: ReportReason; status: 'open' | 'resolved'; created_at: Date | string };
-const toReportRow = (r: RawReportRow): ReportRow => ({ id: r.id, targetType: r.target_type, targetId: r.target_id, reason: r.reason, status: r.status, createdAt: new Date(r.created_at) });
+export type RawReportRow = { id: string; target_type: ReportTargetType; target_id: string; reason: ReportReason; status: 'open' | 'resolved'; created_at: Date | string };
+export const toReportRow = (r: RawReportRow): ReportRow => ({ id: r.id, targetType: r.target_type, targetId: r.target_id, reason: r.reason, status: r.status, createdAt: new Date(r.created_at) });
 
 const reportColumns = sql`r.id, mc.target_type, mc.target_id, r.reason, mc.status, r.created_at`;
 

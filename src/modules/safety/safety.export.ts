@@ -5,6 +5,8 @@ import type { ExportSection } from '../leaving/leaving.types.js';
 import { olderThan, positionAt, withPositions } from '../leaving/export-paging.js';
 import { BLOCKS, MUTES, type SafetyRelation } from './relations.js';
 import { serializeRelation, zSafetyRelation } from './safety.serializer.js';
+import { serializeReport, zSafetyReport } from './reports.serializer.js';
+import { toReportRow, type RawReportRow } from './reports.queries.js';
 
 /** Whom the caller blocked or muted, in the shape of `GET /api/safety/blocks/` (what the caller sees of them there). */
 function relationsExport(r: SafetyRelation): ExportSection {
@@ -31,13 +33,18 @@ export const blocksExport = relationsExport(BLOCKS);
 export const mutesExport = relationsExport(MUTES);
 
 /**
- * REPORTS: the caller's own reports (DESIGN.md section 9) belong in the export. This branch has no `reports` table
- * yet; when it lands, this section reads the caller's reports (`reporter_id`) as `GET /api/safety/reports/` shows
- * them, newest first by (created_at, id), and the safety module's account-deletion step (safety.leaving.ts) declares
- * `reports.reporter_id` (the coverage test will not pass until it does). Until then the section is always empty.
+ * The caller's own reports, as `GET /api/safety/reports/` shows them plus the details they wrote, newest first. What
+ * staff decided and noted is staff's record, not the reporter's: only the status is given, as in their list.
  */
 export const reportsExport: ExportSection = {
   name: 'reports',
-  item: z.object({}).loose().describe('A report the caller made, once the reports table exists'),
-  load: async () => [],
+  item: zSafetyReport.extend({ details: z.string().nullable() }),
+  async load(viewer, page) {
+    const { rows } = await platform.db.execute<RawReportRow & { details: string | null; at: string; position_id: string }>(sql`
+      SELECT r.id, mc.target_type, mc.target_id, r.reason, mc.status, r.created_at, r.details, r.id AS position_id, ${positionAt(sql`r.created_at`)} AS at
+      FROM safety_reports r JOIN moderation_cases mc ON mc.id = r.case_id
+      WHERE r.reporter_id = ${viewer.userId} AND ${olderThan(sql`r.created_at`, sql`r.id`, page.before)}
+      ORDER BY r.created_at DESC, r.id DESC LIMIT ${page.limit}`);
+    return withPositions(rows, (row) => ({ ...serializeReport(toReportRow(row)), details: row.details }));
+  },
 };
