@@ -23,7 +23,8 @@ interface Claims {
 export declare function claimsOf(token: string): Claims;
 /**
  * When the access token runs out, on this machine's clock: its lifetime (exp − iat, both the server's) counted from
- * when it arrived, so a phone whose clock is minutes off still renews in time.
+ * when it arrived, so a phone whose clock is minutes off still renews in time. iat and exp are whole seconds and iat
+ * is rounded down: the token may have been issued up to a second after iat, so a second less is counted.
  */
 export declare function expiresAtLocal(tokens: Tokens): number;
 export declare function lifetimeMs(tokens: Tokens): number;

@@ -36,13 +36,14 @@ export function claimsOf(token: string): Claims {
 
 /**
  * When the access token runs out, on this machine's clock: its lifetime (exp − iat, both the server's) counted from
- * when it arrived, so a phone whose clock is minutes off still renews in time.
+ * when it arrived, so a phone whose clock is minutes off still renews in time. iat and exp are whole seconds and iat
+ * is rounded down: the token may have been issued up to a second after iat, so a second less is counted.
  */
 export function expiresAtLocal(tokens: Tokens): number {
   const { iat, exp } = claimsOf(tokens.access);
   if (typeof exp !== 'number') return Number.POSITIVE_INFINITY;
   if (typeof iat !== 'number') return exp * 1000;
-  return tokens.receivedAt + (exp - iat) * 1000;
+  return tokens.receivedAt + (exp - iat) * 1000 - 1000;
 }
 
 export function lifetimeMs(tokens: Tokens): number {
