@@ -187,7 +187,9 @@ class Client implements HyperlocalClient {
   private request(operation: string, input: Record<string, unknown>, options: CallOptions & { idempotent?: boolean } = {}): Promise<Answer> {
     const route = (operationRoutes as Record<string, OperationRoute>)[operation];
     if (!route) throw new TypeError(`@hyperlocal/client: no operation named ${operation}`);
-    const viaSocket = options.transport !== 'rest' && !hasFile(route, input);
+    const upload = hasFile(route, input);
+    if (upload && options.transport === 'socket') throw new TypeError('@hyperlocal/client: files go over REST only (the socket carries no files)');
+    const viaSocket = options.transport !== 'rest' && !upload;
     const safeAgain = route.method === 'GET' || options.idempotent === true;
     return this.exchange(route.auth !== 'public', async () => {
       if (viaSocket && this.link?.connected) {
