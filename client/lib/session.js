@@ -154,10 +154,11 @@ export class Session {
         }
         // 503: the service could not check it now; the socket's current token runs on meanwhile. Try again shortly.
         const wait = (retryAfterSeconds(ack.body) ?? 5) * 1000;
-        setTimeout(() => {
+        const retry = setTimeout(() => {
             if (!this.closed && this.deps.tokens.tokens === tokens)
                 void this.handToSocket(tokens);
         }, wait);
+        unref(retry);
     }
     /** When to renew these tokens (local ms): a share of the lifetime before expiry, spread a little between clients. */
     dueAt(tokens) {
@@ -175,6 +176,7 @@ export class Session {
             this.timer = null;
             this.refresh().catch(() => undefined);
         }, Math.min(delay, 2 ** 31 - 1));
+        unref(this.timer);
     }
     clearTimer() {
         if (this.timer)
@@ -185,4 +187,11 @@ export class Session {
         const locks = globalThis.navigator?.locks;
         return locks ? locks.request(this.deps.lockName, work) : work();
     }
+}
+/**
+ * A renewal alone does not keep a Node process running (a script that made its calls may end); an open socket does.
+ * Browsers' timers are numbers and have nothing to release.
+ */
+function unref(timer) {
+    timer?.unref?.();
 }

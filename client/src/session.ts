@@ -185,9 +185,10 @@ export class Session {
     }
     // 503: the service could not check it now; the socket's current token runs on meanwhile. Try again shortly.
     const wait = (retryAfterSeconds(ack.body) ?? 5) * 1000;
-    setTimeout(() => {
+    const retry = setTimeout(() => {
       if (!this.closed && this.deps.tokens.tokens === tokens) void this.handToSocket(tokens);
     }, wait);
+    unref(retry);
   }
 
   /** When to renew these tokens (local ms): a share of the lifetime before expiry, spread a little between clients. */
@@ -206,6 +207,7 @@ export class Session {
       this.timer = null;
       this.refresh().catch(() => undefined);
     }, Math.min(delay, 2 ** 31 - 1));
+    unref(this.timer);
   }
 
   private clearTimer(): void {
@@ -217,4 +219,12 @@ export class Session {
     const locks = (globalThis as { navigator?: { locks?: { request(name: string, cb: () => Promise<T>): Promise<T> } } }).navigator?.locks;
     return locks ? locks.request(this.deps.lockName, work) : work();
   }
+}
+
+/**
+ * A renewal alone does not keep a Node process running (a script that made its calls may end); an open socket does.
+ * Browsers' timers are numbers and have nothing to release.
+ */
+function unref(timer: unknown): void {
+  (timer as { unref?: () => void } | null)?.unref?.();
 }
