@@ -5,7 +5,7 @@ import type { ServerClock } from './server-clock.js';
  * The signed-in session: renewing the access token before it runs out, surviving refresh-token rotation by another
  * client that shares the storage, and ending cleanly when the service no longer accepts it.
  *
- * Renewal: a while before expiry (a fifth to two fifths of the lifetime, at most a minute before), the refresh token
+ * Renewal: a while before expiry (a fifth to two fifths of the lifetime; one to two minutes for long-lived tokens), the refresh token
  * is exchanged (`accounts.refresh`, over the socket when live, else REST) and a live socket is handed the new access
  * token (`auth:renew`), so it is never disconnected with `auth:expired`.
  *

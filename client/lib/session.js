@@ -2,7 +2,10 @@ import { ApiError } from './errors.js';
 import { expiresAtLocal, lifetimeMs, TokenStore } from './tokens.js';
 import { claimsOf } from './tokens.js';
 import { retryAfterSeconds } from './retry-after.js';
-/** Renew when less than this share of the lifetime is left (plus up to a fifth more, spread between clients). */
+/**
+ * Renew when a fifth of the lifetime is left, at most a minute before expiry, plus up to as much again at random: clients
+ * that share a session (tabs) then seldom renew at the same moment.
+ */
 const RENEW_SHARE = 0.2;
 const RENEW_AT_MOST_MS = 60_000;
 /** A call waits for a renewal rather than send a token with less than this left. */

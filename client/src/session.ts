@@ -9,7 +9,7 @@ import type { ServerClock } from './server-clock.js';
  * The signed-in session: renewing the access token before it runs out, surviving refresh-token rotation by another
  * client that shares the storage, and ending cleanly when the service no longer accepts it.
  *
- * Renewal: a while before expiry (a fifth to two fifths of the lifetime, at most a minute before), the refresh token
+ * Renewal: a while before expiry (a fifth to two fifths of the lifetime; one to two minutes for long-lived tokens), the refresh token
  * is exchanged (`accounts.refresh`, over the socket when live, else REST) and a live socket is handed the new access
  * token (`auth:renew`), so it is never disconnected with `auth:expired`.
  *
@@ -33,7 +33,10 @@ export interface SessionDeps {
   ended(reason: EndReason): void;
 }
 
-/** Renew when less than this share of the lifetime is left (plus up to a fifth more, spread between clients). */
+/**
+ * Renew when a fifth of the lifetime is left, at most a minute before expiry, plus up to as much again at random: clients
+ * that share a session (tabs) then seldom renew at the same moment.
+ */
 const RENEW_SHARE = 0.2;
 const RENEW_AT_MOST_MS = 60_000;
 /** A call waits for a renewal rather than send a token with less than this left. */
