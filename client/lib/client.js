@@ -345,6 +345,7 @@ class Client {
         const reconnect = this.everLive;
         for (let attempt = 0;; attempt++) {
             try {
+                await this.matchSession();
                 await this.rejoin(generation);
                 if (this.owedSince !== null && this.session.signedIn)
                     await this.replay(generation);
@@ -370,6 +371,22 @@ class Client {
         this.live.release();
         this.everLive = true;
         this.setStatus('live');
+    }
+    /**
+     * The session changed while this connection's handshake was under way (a login, a logout): the socket takes the
+     * session it should have before anything else is asked of it.
+     */
+    async matchSession() {
+        const user = this.session.userId;
+        if (user === this.socketUser)
+            return;
+        if (!user)
+            return this.link.reconnect();
+        const ack = await this.renewSocket(this.session.accessToken);
+        if (ack && ack.status === 401) {
+            this.session.markRefused();
+            await this.session.refresh();
+        }
     }
     async rejoin(generation) {
         for (const [key, sub] of [...this.subscriptions]) {

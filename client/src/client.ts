@@ -356,6 +356,7 @@ class Client implements HyperlocalClient {
     const reconnect = this.everLive;
     for (let attempt = 0; ; attempt++) {
       try {
+        await this.matchSession();
         await this.rejoin(generation);
         if (this.owedSince !== null && this.session.signedIn) await this.replay(generation);
         if (generation !== this.generation) return;
@@ -374,6 +375,21 @@ class Client implements HyperlocalClient {
     this.live.release();
     this.everLive = true;
     this.setStatus('live');
+  }
+
+  /**
+   * The session changed while this connection's handshake was under way (a login, a logout): the socket takes the
+   * session it should have before anything else is asked of it.
+   */
+  private async matchSession(): Promise<void> {
+    const user = this.session.userId;
+    if (user === this.socketUser) return;
+    if (!user) return this.link!.reconnect();
+    const ack = await this.renewSocket(this.session.accessToken!);
+    if (ack && ack.status === 401) {
+      this.session.markRefused();
+      await this.session.refresh();
+    }
   }
 
   private async rejoin(generation: number): Promise<void> {
