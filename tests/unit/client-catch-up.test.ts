@@ -6,7 +6,7 @@ import { SeenSet, alreadySeen, keysOf } from '../../client/lib/seen.js';
  * stream in the order things happened, each item once, against what the handlers already had.
  */
 const at = (s: number) => new Date(Date.UTC(2025, 0, 1, 12, 0, s)).toISOString();
-const page = (over: Record<string, unknown[]> = {}) => ({ notifications: [], messages: [], orders: [], posts: [], deleted: [], full_refresh: false, has_more: false, cursor: 'c', ...over }) as any;
+const page = (over: Record<string, unknown> = {}) => ({ notifications: [], messages: [], orders: [], posts: [], deleted: [], full_refresh: false, has_more: false, cursor: 'c', ...over }) as any;
 
 test('when pages hold several kinds, then they come out as their events, merged oldest first, a post deleted as post:deleted', () => {
   const out = deliveriesOf(
