@@ -7,8 +7,10 @@ RUN apt-get update \
  && apt-get install -y --no-install-recommends python3 make g++ \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
-# package-lock.json is optional here so the image also builds before a lockfile exists.
+# package-lock.json is optional here so the image also builds before a lockfile exists. The client workspace's
+# manifest comes along (npm links the workspace); its committed build arrives with the sources below.
 COPY package.json package-lock.json* ./
+COPY client/package.json client/
 # `npm ci` fails against this project's registry (missing non-Linux optional packages): use `npm install`.
 # argon2 is then rebuilt from source (node-gyp-build would otherwise load its bundled prebuilt binary),
 # against the headers shipped in the node image (no header download).

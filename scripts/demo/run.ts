@@ -1,4 +1,5 @@
-import { Api, ApiError, eachLimited, type Fields } from './client.js';
+import { ApiError, type HyperlocalClient, type InputOf } from '@hyperlocal/client';
+import { demoClient, eachLimited, upload } from './client.js';
 import { DEFAULT_SEED, DEMO_PASSWORD, HOST_USERNAME, NEIGHBOURHOODS, planCity, type PlannedPost, type PlannedUser } from './city.js';
 import { avatarPng, productPng, tuneWav } from './media.js';
 import { Progress } from './progress.js';
@@ -40,65 +41,76 @@ export class DemoError extends Error {}
 export async function runDemo(options: DemoOptions): Promise<DemoResult> {
   const started = Date.now();
   const baseUrl = options.url.replace(/\/+$/, '');
-  const api = new Api(baseUrl);
+  const anonymous = demoClient(baseUrl);
   const size = options.users ?? 100;
   if (!Number.isInteger(size) || size < 10 || size > 500) throw new DemoError('--users must be a whole number from 10 to 500.');
   const plan = planCity(size, options.seed ?? DEFAULT_SEED, options.postsPerPerson);
   const created = Object.fromEntries(KINDS.map((k) => [k, 0])) as Record<Kind, number>;
   const existing = Object.fromEntries(KINDS.map((k) => [k, 0])) as Record<Kind, number>;
 
-  const health = await api.call('GET', '/health').catch((err: Error) => {
+  // Health is not an operation of the API: a plain request.
+  const health = await fetch(`${baseUrl}/health`).catch((err: Error) => {
     throw new DemoError(`No service answers at ${baseUrl} (${err.message}). Start it with \`npm start\`, or pass --url=.`);
   });
   if (health.status !== 200) throw new DemoError(`${baseUrl}/health answered ${health.status}: is the service healthy?`);
 
   const progress = new Progress(plan.users.length, options.progressOut, options.quiet);
 
-  let adminToken: string | undefined;
+  let admin: HyperlocalClient | undefined;
   if (options.adminEmail && options.adminPassword) {
-    const login = await api.call('POST', '/api/auth/login/', { json: { username: options.adminEmail, password: options.adminPassword } });
-    if (login.status !== 200) throw new DemoError(`The administrator ${options.adminEmail} could not log in (${login.status}): start the service with the same ADMIN_EMAIL and ADMIN_PASSWORD.`);
-    adminToken = login.body.access_token;
+    admin = demoClient(baseUrl);
+    await admin.login({ username: options.adminEmail, password: options.adminPassword }).catch((err: ApiError) => {
+      throw new DemoError(`The administrator ${options.adminEmail} could not log in (${err.status}): start the service with the same ADMIN_EMAIL and ADMIN_PASSWORD.`);
+    });
   }
 
   // ---- People --------------------------------------------------------------------------------------------------
-  const tokens = new Map<string, string>();
+  /** Everyone this run holds a session for: signed up now, or logged in because something of theirs was missing. */
+  const people = new Map<string, HyperlocalClient>();
   const ids = new Map<string, string>();
   const homes = new Map<string, string | null>();
   const planned = new Map(plan.users.map((u) => [u.username, u]));
 
-  /** A person's token: the one their account was created with, else a login (only when something is missing). */
-  const tokenFor = async (username: string): Promise<string> => {
-    const known = tokens.get(username);
+  /** A person's client: the session their account was created with, else a login (only when something is missing). */
+  const as = async (username: string): Promise<HyperlocalClient> => {
+    const known = people.get(username);
     if (known) return known;
-    const body = await api.must('POST', '/api/auth/login/', { json: { username, password: DEMO_PASSWORD } });
-    tokens.set(username, body.access_token);
-    return body.access_token;
+    const person = demoClient(baseUrl);
+    await person.login({ username, password: DEMO_PASSWORD });
+    people.set(username, person);
+    return person;
   };
 
   progress.start('people');
   await eachLimited(plan.users, 2, async (u) => {
-    const found = await api.call('GET', `/api/users/${encodeURIComponent(u.username)}`);
-    if (found.status === 200) {
+    const found = await anonymous.call('users.get', { username: u.username }).catch((err: ApiError) => {
+      if (err.status === 404) return null;
+      throw err;
+    });
+    if (found) {
       existing.users++;
-      ids.set(u.username, found.body.id);
-      homes.set(u.username, found.body.location?.id ?? null);
+      ids.set(u.username, found.id);
+      homes.set(u.username, found.location?.id ?? null);
     } else {
-      const form: Fields = {
+      const account = {
         email: u.email,
         username: u.username,
         display_name: u.display_name,
         password: DEMO_PASSWORD,
         bio: u.bio || undefined,
-        profile_picture: { name: `${u.username}.png`, type: 'image/png', data: avatarPng(u.username) },
+        profile_picture: upload({ name: `${u.username}.png`, type: 'image/png', data: avatarPng(u.username) }),
       };
-      const answer = adminToken
-        ? await api.call('POST', '/api/admin/users/', { token: adminToken, form })
-        : await registerAsNeighbour(api, form, plan.users.indexOf(u));
-      if (answer.status !== 201) throw new ApiError('POST', adminToken ? '/api/admin/users/' : '/api/auth/register/', answer);
+      let person: HyperlocalClient;
+      if (admin) {
+        const answer = await admin.call('admin.users_create', account);
+        person = demoClient(baseUrl, { session: answer });
+        ids.set(u.username, answer.user.id);
+      } else {
+        person = await registerAsNeighbour(baseUrl, account, plan.users.indexOf(u));
+        ids.set(u.username, person.user!.id);
+      }
       created.users++;
-      tokens.set(u.username, answer.body.access_token);
-      ids.set(u.username, answer.body.user.id);
+      people.set(u.username, person);
       homes.set(u.username, null);
     }
     progress.tick();
@@ -112,10 +124,11 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
       if (!placeOf.has(u.hood)) placeOf.set(u.hood, home);
       return;
     }
-    const body = await api.must('POST', '/api/locations/locations/smart_update/', {
-      token: await tokenFor(u.username),
-      json: { latitude: u.latitude, longitude: u.longitude, geocoded_data: { address: NEIGHBOURHOODS[u.hood].address } },
-    });
+    const body = (await (await as(u.username)).call('locations.smart_update', {
+      latitude: u.latitude,
+      longitude: u.longitude,
+      geocoded_data: { address: NEIGHBOURHOODS[u.hood].address },
+    })) as { location: { id: string } };
     homes.set(u.username, body.location.id);
     if (!placeOf.has(u.hood)) placeOf.set(u.hood, body.location.id);
   };
@@ -134,36 +147,35 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
   const storeIds = new Map<string, string>();
   const productIds = new Map<string, string>();
   await eachLimited(plan.stores, 2, async (s) => {
-    const list = await api.must('GET', '/api/stores/stores/', { query: { slug: s.slug } });
-    let store = (list.results as any[]).find((x) => String(x.slug).toLowerCase() === s.slug);
+    const list = await anonymous.call('stores.list', { slug: s.slug });
+    let store = list.results.find((x) => String(x.slug).toLowerCase() === s.slug);
     if (store) existing.stores++;
     else {
-      store = await api.must('POST', '/api/stores/stores/', {
-        token: await tokenFor(s.owner),
-        form: { name: s.name, slug: s.slug, description: s.description, logo: { name: `${s.slug}.png`, type: 'image/png', data: productPng(s.name) } },
+      store = await (await as(s.owner)).call('stores.create', {
+        name: s.name,
+        slug: s.slug,
+        description: s.description,
+        logo: upload({ name: `${s.slug}.png`, type: 'image/png', data: productPng(s.name) }),
       });
       created.stores++;
     }
     storeIds.set(s.slug, store.id);
     progress.tick();
-    const products = await api.must('GET', '/api/stores/products/', { query: { store: store.id, page_size: 100 } });
-    const byName = new Map((products.results as any[]).map((p) => [p.name, p.id]));
+    const products = await anonymous.call('products.list', { store: store.id, page_size: 100 });
+    const byName = new Map(products.results.map((p) => [p.name, p.id]));
     for (const p of s.products) {
       let id = byName.get(p.name);
       if (id) existing.products++;
       else {
-        const body = await api.must('POST', '/api/stores/products/', {
-          token: await tokenFor(s.owner),
-          form: {
-            store_id: store.id,
-            name: p.name,
-            description: p.description,
-            category: p.category,
-            price_type: 'fixed',
-            price: p.price,
-            stock: p.stock,
-            uploaded_images: Array.from({ length: p.images }, (_, k) => ({ name: `product-${k}.png`, type: 'image/png', data: productPng(p.name, k) })),
-          },
+        const body = await (await as(s.owner)).call('products.create', {
+          store_id: store.id,
+          name: p.name,
+          description: p.description,
+          category: p.category as InputOf<'products.create'>['category'],
+          price_type: 'fixed',
+          price: p.price,
+          stock: p.stock,
+          uploaded_images: Array.from({ length: p.images }, (_, k) => upload({ name: `product-${k}.png`, type: 'image/png', data: productPng(p.name, k) })),
         });
         id = body.id;
         created.products++;
@@ -177,22 +189,19 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
   const memberCount = plan.communities.reduce((n, c) => n + c.members.length, 0);
   progress.start('communities', plan.communities.length + memberCount);
   const communityIds = new Map<string, string>();
-  const reader = adminToken ?? (await tokenFor(HOST_USERNAME));
-  const categories = (await api.must('GET', '/api/communities/categories/', { token: reader })) as { id: string; name: string }[];
+  const reader = admin ?? (await as(HOST_USERNAME));
+  const categories = await reader.call('communities.categories');
   for (const c of plan.communities) {
-    const list = await api.must('GET', '/api/communities/communities/', { token: reader, query: { search: c.name, page_size: 100 } });
-    let community = (list.results as any[]).find((x) => String(x.name).toLowerCase() === c.name.toLowerCase());
+    const list = await reader.call('communities.list', { search: c.name, page_size: 100 } as InputOf<'communities.list'>);
+    let community = list.results.find((x) => String(x.name).toLowerCase() === c.name.toLowerCase());
     if (community) existing.communities++;
     else {
-      community = await api.must('POST', '/api/communities/communities/', {
-        token: await tokenFor(c.owner),
-        form: {
-          name: c.name,
-          description: c.description,
-          category: (categories.find((k) => k.name === c.category) ?? categories[0]).id,
-          location: placeOf.get(c.hood),
-          avatar: { name: 'avatar.png', type: 'image/png', data: avatarPng(c.name) },
-        },
+      community = await (await as(c.owner)).call('communities.create', {
+        name: c.name,
+        description: c.description,
+        category: (categories.find((k) => k.name === c.category) ?? categories[0]).id,
+        location: placeOf.get(c.hood),
+        avatar: upload({ name: 'avatar.png', type: 'image/png', data: avatarPng(c.name) }),
       });
       created.communities++;
     }
@@ -200,14 +209,14 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     progress.tick();
     const members = new Set<string>();
     for (let page = 1; ; page++) {
-      const body = await api.must('GET', `/api/communities/communities/${community.id}/members/`, { token: reader, query: { page, page_size: 100 } });
-      for (const m of body.results as any[]) members.add(m.user.username);
+      const body = await reader.call('communities.members', { community_id: community.id, page, page_size: 100 });
+      for (const m of body.results) members.add(m.user.username);
       if (!body.next) break;
     }
     await eachLimited(c.members, CONCURRENCY, async (username) => {
       if (members.has(username)) existing.memberships++;
       else {
-        await api.must('POST', `/api/communities/communities/${community.id}/join/`, { token: await tokenFor(username) });
+        await (await as(username)).call('communities.join', { community_id: community.id });
         created.memberships++;
       }
       progress.tick();
@@ -220,42 +229,42 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
   const known = new Set<string>();
   for (const location of new Set(placeOf.values())) {
     for (let page = 1; ; page++) {
-      const body = await api.must('GET', '/api/posts/by-location/', { token: reader, query: { location_id: location, page, page_size: 100 } });
-      for (const p of body.posts as any[]) known.add(postKey(p.user.username, p.post_type, p.content));
+      const body = await reader.call('posts.by_location', { location_id: location, page, page_size: 100 } as InputOf<'posts.by_location'>);
+      for (const p of body.posts) known.add(postKey(p.user.username, p.post_type, p.content));
       if (page * 100 >= body.total_posts) break;
     }
   }
   // Reactions come only from people whose token this run already holds: a later run never logs a whole
   // neighbourhood in just to like a post (and a like is a toggle: it is only ever given on a new post).
-  const reactor = (username: string) => tokens.get(username);
+  const reactor = (username: string) => people.get(username);
   await eachLimited(plan.posts, CONCURRENCY, async (p) => {
     if (known.has(postKey(p.author, p.post_type, p.content))) {
       existing.posts++;
       progress.tick();
       return;
     }
-    const post = await createPost(api, await tokenFor(p.author), p, { storeIds, productIds, communityIds });
+    const post = await createPost(await as(p.author), p, { storeIds, productIds, communityIds });
     created.posts++;
     for (const liker of p.likers) {
-      const token = reactor(liker);
-      if (!token) continue;
-      await api.must('POST', `/api/feed/posts/${post.id}/like/`, { token });
+      const person = reactor(liker);
+      if (!person) continue;
+      await person.call('posts.like', { post_id: post.id });
       created.likes++;
     }
     const commentIds: string[] = [];
     for (const c of p.comments) {
-      const token = c.author === p.author ? await tokenFor(c.author) : reactor(c.author);
-      if (!token) continue;
+      const person = c.author === p.author ? await as(c.author) : reactor(c.author);
+      if (!person) continue;
       const parent = c.replyTo !== undefined ? commentIds[c.replyTo] : undefined;
-      const body = await api.must('POST', '/api/posts/comments/', { token, json: { post: post.id, content: c.content, parent: parent ?? null } });
+      const body = await person.call('comments.create', { post: post.id, content: c.content, parent: parent ?? null });
       commentIds.push(body.id);
       created.comments++;
     }
     for (const v of p.voters) {
-      const token = reactor(v.username);
-      if (!token || !post.poll_data) continue;
-      const optionIds = v.options.map((i) => post.poll_data.options[i].id);
-      await api.must('POST', `/api/feed/posts/${post.id}/vote_poll/`, { token, json: optionIds.length === 1 ? { option_id: optionIds[0] } : { option_ids: optionIds } });
+      const person = reactor(v.username);
+      if (!person || !post.poll_data) continue;
+      const optionIds = v.options.map((i) => post.poll_data!.options[i].id);
+      await person.call('posts.vote_poll', optionIds.length === 1 ? { post_id: post.id, option_id: optionIds[0] } : { post_id: post.id, option_ids: optionIds });
       created.votes++;
     }
     progress.tick();
@@ -263,27 +272,27 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
 
   // ---- The demo account's conversations ----------------------------------------------------------------------------
   progress.start('conversations', plan.conversations.length);
-  const hostToken = await tokenFor(HOST_USERNAME);
+  const host = await as(HOST_USERNAME);
   const open = new Map<string, string>();
   for (let page = 1; ; page++) {
-    const body = await api.must('GET', '/api/messages/conversations/', { token: hostToken, query: { page, page_size: 100 } });
-    for (const c of body.results as any[]) if (!c.is_group && c.participants.length === 1) open.set(c.participants[0].username, c.id);
+    const body = await host.call('messages.conversations', { page, page_size: 100 });
+    for (const c of body.results) if (!c.is_group && c.participants.length === 1) open.set(c.participants[0].username, c.id);
     if (!body.next) break;
   }
   for (const c of plan.conversations) {
     let conversationId = open.get(c.other);
     if (conversationId) existing.conversations++;
     else {
-      const body = await api.must('POST', '/api/messages/conversations/', { token: hostToken, json: { participant_ids: [ids.get(c.other)] } });
-      conversationId = body.id as string;
+      const body = await host.call('messages.open_conversation', { participant_ids: [ids.get(c.other)!] });
+      conversationId = body.id;
       created.conversations++;
     }
-    const messages = await api.must('GET', `/api/messages/conversations/${conversationId}/messages/`, { token: hostToken, query: { page_size: 1 } });
+    const messages = await host.call('messages.list', { conversation_id: conversationId, page_size: 1 });
     if (messages.count > 0) existing.messages += messages.count;
     else {
       for (const m of c.messages) {
-        const token = m.fromHost ? hostToken : await tokenFor(c.other);
-        await api.must('POST', `/api/messages/conversations/${conversationId}/messages/`, { token, json: { content: m.content } });
+        const sender = m.fromHost ? host : await as(c.other);
+        await sender.call('messages.send', { conversation_id: conversationId, content: m.content });
         created.messages++;
       }
     }
@@ -294,10 +303,11 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
   const safety = await applyDemoSafety(api, hostToken, plan, { ids, mainLocationId });
   for (const kind of ['mutes', 'blocks', 'reports'] as const) (safety[kind] ? created : existing)[kind]++;
   progress.finish();
+  for (const client of [anonymous, admin, ...people.values()]) client?.close();
 
-  const host = planned.get(HOST_USERNAME)!;
+  const hostPlan = planned.get(HOST_USERNAME)!;
   return {
-    login: { username: host.username, email: host.email, password: DEMO_PASSWORD },
+    login: { username: hostPlan.username, email: hostPlan.email, password: DEMO_PASSWORD },
     mainLocationId,
     displayUrl: `${baseUrl}/display/${mainLocationId}`,
     created,
@@ -357,10 +367,13 @@ async function findPostId(api: Api, token: string, locationId: string, p: Planne
  * their own budget. The addresses are from 198.18.0.0/15, the range reserved for benchmarks and tests. Where the
  * service trusts no local proxy, the budget is the demo's own: when spent, say how to go on instead of waiting.
  */
-async function registerAsNeighbour(api: Api, form: Fields, index: number) {
+async function registerAsNeighbour(baseUrl: string, account: InputOf<'accounts.register'>, index: number): Promise<HyperlocalClient> {
   const address = `198.18.${Math.floor(index / 250)}.${1 + (index % 250)}`;
-  const answer = await api.call('POST', '/api/auth/register/', { form, headers: { 'x-forwarded-for': address }, noRetry: true });
-  if (answer.status === 429) {
+  const person = demoClient(baseUrl, { headers: { 'x-forwarded-for': address } });
+  try {
+    await person.register(account);
+  } catch (err) {
+    if (!(err instanceof ApiError) || err.status !== 429) throw err;
     throw new DemoError(
       'The service allows 20 registrations an hour from one address and does not take this machine for a proxy ' +
         '(TRUSTED_PROXIES), so the demo cannot sign its people up one address each. Start the service with an ' +
@@ -369,22 +382,17 @@ async function registerAsNeighbour(api: Api, form: Fields, index: number) {
         'where it stopped.',
     );
   }
-  return answer;
+  return person;
 }
 
-async function createPost(api: Api, token: string, p: PlannedPost, refs: { storeIds: Map<string, string>; productIds: Map<string, string>; communityIds: Map<string, string> }) {
-  const json: Record<string, unknown> = { post_type: p.post_type, content: p.content };
-  if (p.title) json.title = p.title;
-  if (p.poll) Object.assign(json, { poll_question: p.poll.question, poll_options: p.poll.options, poll_allows_multiple: p.poll.multiple });
-  if (p.post_type === 'product_share') json.shared_product_id = refs.productIds.get(p.shares!);
-  if (p.post_type === 'store_share') json.shared_store_id = refs.storeIds.get(p.shares!);
-  if (p.post_type === 'community_share') json.shared_community_id = refs.communityIds.get(p.shares!);
-  if (p.post_type === 'image') {
-    const media = Array.from({ length: p.images ?? 1 }, (_, k) => ({ name: `photo-${k}.png`, type: 'image/png', data: productPng(p.content, k) }));
-    return api.must('POST', '/api/feed/posts/', { token, form: { post_type: 'image', content: p.content, media } });
-  }
-  if (p.post_type === 'audio') {
-    return api.must('POST', '/api/feed/posts/', { token, form: { post_type: 'audio', content: p.content, audio_file: { name: 'tune.wav', type: 'audio/wav', data: tuneWav(p.content) } } });
-  }
-  return api.must('POST', '/api/feed/posts/', { token, json });
+async function createPost(author: HyperlocalClient, p: PlannedPost, refs: { storeIds: Map<string, string>; productIds: Map<string, string>; communityIds: Map<string, string> }) {
+  const input: InputOf<'posts.create'> = { post_type: p.post_type as InputOf<'posts.create'>['post_type'], content: p.content };
+  if (p.title) input.title = p.title;
+  if (p.poll) Object.assign(input, { poll_question: p.poll.question, poll_options: p.poll.options, poll_allows_multiple: p.poll.multiple });
+  if (p.post_type === 'product_share') input.shared_product_id = refs.productIds.get(p.shares!);
+  if (p.post_type === 'store_share') input.shared_store_id = refs.storeIds.get(p.shares!);
+  if (p.post_type === 'community_share') input.shared_community_id = refs.communityIds.get(p.shares!);
+  if (p.post_type === 'image') input.media = Array.from({ length: p.images ?? 1 }, (_, k) => upload({ name: `photo-${k}.png`, type: 'image/png', data: productPng(p.content, k) }));
+  if (p.post_type === 'audio') input.audio_file = upload({ name: 'tune.wav', type: 'audio/wav', data: tuneWav(p.content) });
+  return author.call('posts.create', input);
 }

@@ -16,6 +16,7 @@ import { requestLogger } from './request-log.js';
 import { metricsRoute } from './metrics-route.js';
 import { health } from './health.js';
 import { displayRouter } from './display/display.route.js';
+import { clientAssetsRouter } from './client-assets.js';
 import { mediaFiles } from './media-files.js';
 
 /** The Express application: middleware, health, docs, media, and every operation as a route. */
@@ -49,6 +50,7 @@ export function createHttpApp(operations: readonly Operation[], runner: Operatio
   }
 
   app.use(displayRouter());
+  app.use(clientAssetsRouter());
 
   // Bodies are parsed per route, after the caller is admitted (routes.ts).
   app.use(operationRouter(operations, runner, { json: config.JSON_BODY_LIMIT }));

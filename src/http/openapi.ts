@@ -85,8 +85,9 @@ function toJsonSchema(schema: z.ZodType): Record<string, unknown> {
 /**
  * A response schema as JSON Schema whose named parts (zod `.meta({id})`) are moved into `components`
  * and referenced from there, so a resource has one definition however many operations answer it.
+ * Also used for the payloads of pushed events (scripts/client-types.ts), so they name the same components.
  */
-function toComponentJsonSchema(schema: z.ZodType, components: Record<string, unknown>): Record<string, unknown> {
+export function toComponentJsonSchema(schema: z.ZodType, components: Record<string, unknown>): Record<string, unknown> {
   let json: Record<string, unknown>;
   try {
     json = z.toJSONSchema(schema, { io: 'output', unrepresentable: 'any' }) as Record<string, unknown>;

@@ -105,11 +105,13 @@ describe('GET /display/{location_id}', () => {
     expect(page.text).not.toContain('<b>Tag');
   });
 
-  test('when the page loads its assets, then the script, the stylesheet and the socket.io client come from the service', async () => {
+  test('when the page loads its assets, then the script, the stylesheet and the client (with socket.io) come from the service', async () => {
     for (const [asset, type] of [
       ['/display/assets/display.js', /javascript/],
       ['/display/assets/display.css', /text\/css/],
-      ['/display/assets/vendor/socket.io.esm.min.js', /javascript/],
+      ['/client/hyperlocal.js', /javascript/],
+      ['/client/socket-io.js', /javascript/],
+      ['/client/vendor/socket.io.esm.min.js', /javascript/],
     ] as const) {
       const res = await app.http().get(asset);
       expect(res.status).toBe(200);
@@ -119,6 +121,8 @@ describe('GET /display/{location_id}', () => {
     const missing = await app.http().get('/display/assets/nothing-here.js');
     expect(missing.status).toBe(404);
     expect(missing.body).toEqual({ detail: 'Not found.' });
+    // The client's modules are served, not its type declarations nor anything else of the package.
+    for (const other of ['/client/index.d.ts', '/client/../package.json', '/client/']) expect((await app.http().get(other)).status).toBe(404);
   });
 });
 

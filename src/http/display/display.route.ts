@@ -1,5 +1,4 @@
 import path from 'node:path';
-import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import express, { type Request, type Response, type NextFunction } from 'express';
 import { AppError } from '../../core/errors.js';
@@ -14,11 +13,10 @@ import { qrCodeSvg } from './display-qr.js';
 /**
  * The neighbourhood live display (DESIGN.md section 8): `GET /display/{location_id}`, no login. An HTML page,
  * not an operation: its data arrives over the same socket operations and events as any client's
- * (`subscribe`, `posts.by_location`, `post:created` ...). Its assets, the socket.io client bundle included,
- * are served from the repository and node_modules: a display needs no network beyond this service.
+ * (`subscribe`, `posts.by_location`, `post:created` ...), through @hyperlocal/client. Its assets are served from
+ * the repository, and the client from /client/ (client-assets.ts): a display needs no network beyond this service.
  */
 const ASSETS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'assets');
-const SOCKET_IO_CLIENT_DIST = path.join(path.dirname(createRequire(import.meta.url).resolve('socket.io-client/package.json')), 'dist');
 
 /**
  * Page loads and summary reads per client address, together: a screen loads the page once and reads the summary
@@ -30,7 +28,6 @@ export const DISPLAY_RATE_LIMIT = { points: 120, durationSeconds: 60 };
 export function displayRouter(): express.Router {
   const router = express.Router();
   const assets = { index: false, dotfiles: 'deny', maxAge: '5m' } as const;
-  router.use('/display/assets/vendor', noSniff, express.static(SOCKET_IO_CLIENT_DIST, assets));
   router.use('/display/assets', noSniff, express.static(ASSETS_DIR, assets));
   router.get(['/display', '/display/'], (req, res) => {
     setPageHeaders(req, res);

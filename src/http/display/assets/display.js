@@ -1,13 +1,15 @@
-// The neighbourhood display's script: one anonymous socket, the location's room, and the same operations any
-// client uses (posts.by_location, posts.get, stores.list, products.by_location). Pushed events are hints; after
-// every (re)connection the page catches up from the location's posts, so a flaky network loses nothing.
+// The neighbourhood display's script, on @hyperlocal/client (served by this service at /client/hyperlocal.js): an
+// anonymous client, the location's room, and the same operations any client uses (posts.by_location, posts.get,
+// stores.list, products.by_location). The client keeps the rooms across reconnections, paces its events under the
+// socket's budget and waits out a 429; after every (re)connection, before it reports `live`, the page reads the
+// location's posts again (onCatchUp), so a flaky network loses nothing. Pushed events that arrive meanwhile are held
+// by the client until then.
 // Every text from the service goes in with textContent: a post that contains HTML shows as text.
-import { io } from './vendor/socket.io.esm.min.js';
+import { createClient } from '/client/hyperlocal.js';
 
 const MAX_POSTS = 24;
 const MARKET_ITEMS = 5;
 const MARKET_REFRESH_MS = 10 * 60_000;
-const ACK_TIMEOUT_MS = 10_000;
 
 const locationId = document.body.dataset.locationId;
 const $ = (id) => document.getElementById(id);
@@ -15,41 +17,51 @@ const postsList = $('posts');
 
 /** id -> {post, el}: what the page shows, newest first in postsList. */
 const shown = new Map();
-/** Poll posts whose own room this socket joined (poll results are pushed there only). */
+/** Poll posts whose own room the client watches (poll results are pushed there only). */
 const watchedPolls = new Set();
 let postCount = readCount('count-posts');
+/** The service said this place is gone: nothing to wait for. */
+let placeGone = false;
+let everLive = false;
 
-const socket = io({ path: '/socket.io/', reconnectionDelay: 1000, reconnectionDelayMax: 5000 });
+const client = createClient({ baseUrl: location.origin, onCatchUp: () => catchUpScreen() });
 // Exposed for the page's browser test and for whoever debugs a display from its console.
-window.hyperlocalDisplay = { socket };
+window.hyperlocalDisplay = { client };
 
-socket.on('connect', () => void onConnect());
-socket.on('disconnect', (reason) => {
-  setStatus('offline', 'Reconnecting…');
-  watchedPolls.clear();
+client.on('status', (status) => {
+  if (placeGone) return;
+  if (status === 'live') {
+    everLive = true;
+    setStatus('live', 'Live');
+    void refreshMarket();
+    void refreshSummary();
+    return;
+  }
+  // Poll results on screen move live again only once their rooms are joined and read (catchUpScreen).
   for (const el of postsList.querySelectorAll('[data-live]')) el.removeAttribute('data-live');
-  // The server closed this socket on purpose (a restart, a drain): socket.io does not retry that by itself.
-  if (reason === 'io server disconnect') setTimeout(() => socket.connect(), 2000 + Math.random() * 3000);
+  if (status === 'catching-up' || !everLive) setStatus('connecting', everLive ? 'Reconnecting…' : 'Connecting…');
+  else setStatus('offline', 'Reconnecting…');
 });
-socket.on('connect_error', () => {
-  setStatus('offline', 'Reconnecting…');
-  // Refused by the server (a connection cap, say) rather than unreachable: socket.io leaves retrying to us.
-  if (!socket.active) setTimeout(() => socket.connect(), 10_000 + Math.random() * 10_000);
+client.on('subscription:ended', ({ channel, id, status }) => {
+  if (channel === 'post') return void watchedPolls.delete(id);
+  if (channel !== 'location') return;
+  placeGone = true;
+  setStatus('offline', status === 404 ? 'This place no longer exists' : 'Cannot follow this place');
 });
 
-socket.on('post:created', (post) => {
+client.on('post:created', (post) => {
   if (post.location !== locationId) return;
   if (!shown.has(post.id)) setPostCount(postCount + 1);
   upsertPost(post, true);
   void watchPoll(post);
 });
-socket.on('post:deleted', ({ id }) => {
+client.on('post:deleted', ({ id }) => {
   if (removePost(id)) setPostCount(Math.max(0, postCount - 1));
 });
-socket.on('post:stats', (stats) => updateStats(stats));
-socket.on('poll:updated', ({ post_id, poll_data }) => updatePoll(post_id, poll_data));
-socket.on('poll:expired', ({ post_id, poll_data }) => updatePoll(post_id, poll_data));
-socket.on('location:updated', (location) => {
+client.on('post:stats', (stats) => updateStats(stats));
+client.on('poll:updated', ({ post_id, poll_data }) => updatePoll(post_id, poll_data));
+client.on('poll:expired', ({ post_id, poll_data }) => updatePoll(post_id, poll_data));
+client.on('location:updated', (location) => {
   if (location.id !== locationId) return;
   $('place-name').textContent = location.name;
   document.title = `${location.name} · live`;
@@ -60,34 +72,21 @@ socket.on('location:updated', (location) => {
 // location:updated events heard so far: a summary read that an event overtook is older than what is on screen.
 let locationEvents = 0;
 
+// The location's room, kept by the client from now on: joined at every connection before catchUpScreen runs.
+void client.subscribe({ channel: 'location', id: locationId });
+
 /**
- * Subscribe first, then read: whatever happens between the two arrives as an event or is in the read. Poll
- * results are pushed to each poll's own room, so the rooms of the polls on screen are joined before the read too;
- * polls the read brings that were not on screen are joined after it, and read once more.
+ * After every (re)connection, with the rooms joined again: read the location's posts. Poll results are pushed to
+ * each poll's own room, so polls the read brings that were not watched yet are joined after it, and read once more.
  */
-async function onConnect() {
-  setStatus('connecting', 'Connecting…');
-  try {
-    const sub = await call('subscribe', { channel: 'location', id: locationId });
-    if (sub.status !== 200) return setStatus('offline', sub.status === 404 ? 'This place no longer exists' : 'Cannot follow this place');
-    await Promise.all(openPolls().map((post) => joinPollRoom(post.id)));
+async function catchUpScreen() {
+  await catchUp();
+  const unwatched = openPolls().filter((post) => !watchedPolls.has(post.id));
+  if (unwatched.length) {
+    await Promise.all(unwatched.map((post) => joinPollRoom(post.id)));
     await catchUp();
-    const unwatched = openPolls().filter((post) => !watchedPolls.has(post.id));
-    if (unwatched.length) {
-      await Promise.all(unwatched.map((post) => joinPollRoom(post.id)));
-      await catchUp();
-    }
-    markLivePolls();
-    setStatus('live', 'Live');
-  } catch {
-    // No answer in time. A socket that is gone runs onConnect again when it reconnects; a live one tries again.
-    setTimeout(() => {
-      if (socket.connected && document.body.dataset.status !== 'live') void onConnect();
-    }, 5000);
-    return;
   }
-  void refreshMarket();
-  void refreshSummary();
+  markLivePolls();
 }
 
 /** The neighbours count (and the name) as they are now: people who moved in while the page was away sent no event. */
@@ -109,9 +108,7 @@ async function refreshSummary() {
 }
 
 async function catchUp() {
-  const res = await call('posts.by_location', { location_id: locationId, page_size: MAX_POSTS });
-  if (res.status !== 200) return;
-  const { location_name, total_posts, posts } = res.body;
+  const { location_name, total_posts, posts } = await client.call('posts.by_location', { location_id: locationId, page_size: MAX_POSTS });
   $('place-name').textContent = location_name;
   setPostCount(total_posts);
   const fresh = new Set(posts.map((p) => p.id));
@@ -129,33 +126,6 @@ async function catchUp() {
 let caughtUpOnce = false;
 
 const openPolls = () => [...shown.values()].map(({ post }) => post).filter((post) => post.poll_data && !post.poll_data.is_expired);
-
-/**
- * One operation over the socket, paced under the service's per-socket event budget (SOCKET_EVENTS_PER_SECOND,
- * 20 by default: a reconnection with many polls on screen sends a burst); a 429 is tried again a little later.
- */
-async function call(event, input) {
-  for (let attempt = 0; ; attempt++) {
-    await pace();
-    const res = await socket.timeout(ACK_TIMEOUT_MS).emitWithAck(event, input);
-    if (res.status !== 429 || attempt >= 3) return res;
-    await sleep(1000);
-  }
-}
-
-const EVENTS_PER_SECOND = 15;
-const sentAt = [];
-
-async function pace() {
-  for (;;) {
-    const now = Date.now();
-    while (sentAt.length && now - sentAt[0] >= 1000) sentAt.shift();
-    if (sentAt.length < EVENTS_PER_SECOND) return void sentAt.push(now);
-    await sleep(1000 - (now - sentAt[0]) + 5);
-  }
-}
-
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 // ---------- posts ----------
 
@@ -185,7 +155,7 @@ function removePost(id) {
   if (!known) return false;
   known.el.remove();
   shown.delete(id);
-  if (watchedPolls.delete(id)) call('unsubscribe', { channel: 'post', id }).catch(() => undefined);
+  if (watchedPolls.delete(id)) client.unsubscribe({ channel: 'post', id }).catch(() => undefined);
   document.body.classList.toggle('has-posts', shown.size > 0);
   return true;
 }
@@ -194,10 +164,10 @@ async function joinPollRoom(postId) {
   if (watchedPolls.has(postId)) return false;
   watchedPolls.add(postId);
   try {
-    const sub = await call('subscribe', { channel: 'post', id: postId });
-    if (sub.status === 200) return true;
+    await client.subscribe({ channel: 'post', id: postId });
+    return true;
   } catch {
-    // offline: the next connection joins again
+    // refused (the post is gone): nothing to watch
   }
   watchedPolls.delete(postId);
   return false;
@@ -208,9 +178,9 @@ async function watchPoll(post) {
   if (!post.poll_data || post.poll_data.is_expired) return;
   if (!(await joinPollRoom(post.id))) return;
   try {
-    const res = await call('posts.get', { post_id: post.id });
-    if (res.status === 200) updatePoll(post.id, res.body.poll_data);
-    shown.get(post.id)?.el.setAttribute('data-live', 'true');
+    const fresh = await client.call('posts.get', { post_id: post.id });
+    updatePoll(post.id, fresh.poll_data);
+    if (client.status === 'live') shown.get(post.id)?.el.setAttribute('data-live', 'true');
   } catch {
     // offline: the next connection reads again
   }
@@ -371,20 +341,16 @@ function avatar(user) {
  * operation), the column stays hidden.
  */
 async function refreshMarket() {
-  try {
-    const [stores, products] = await Promise.all([
-      call('stores.list', { location: locationId, page_size: MARKET_ITEMS }),
-      call('products.by_location', { location_id: locationId, page_size: MARKET_ITEMS }),
-    ]);
-    const storeItems = stores.status === 200 ? stores.body.results ?? [] : [];
-    const productItems = products.status === 200 ? (products.body.products ?? []).slice(0, MARKET_ITEMS) : [];
-    if (stores.status === 200 && typeof stores.body.count === 'number') setCount('count-stores', stores.body.count);
-    fillMarket('stores', storeItems, (s) => [s.logo, s.name, s.description || (s.owner ? `by ${s.owner.display_name}` : '')]);
-    fillMarket('products', productItems, (p) => [p.images?.[0]?.image ?? p.images?.[0]?.url, p.name, [p.price, p.store?.name].filter(Boolean).join(' · ')]);
-    $('market').hidden = storeItems.length === 0 && productItems.length === 0;
-  } catch {
-    // offline: the next connection reads again
-  }
+  const [stores, products] = await Promise.all([
+    client.call('stores.list', { location: locationId, page_size: MARKET_ITEMS }).catch(() => null),
+    client.call('products.by_location', { location_id: locationId, page_size: MARKET_ITEMS }).catch(() => null),
+  ]);
+  const storeItems = stores?.results ?? [];
+  const productItems = (products?.products ?? []).slice(0, MARKET_ITEMS);
+  if (typeof stores?.count === 'number') setCount('count-stores', stores.count);
+  fillMarket('stores', storeItems, (s) => [s.logo, s.name, s.description || (s.owner ? `by ${s.owner.display_name}` : '')]);
+  fillMarket('products', productItems, (p) => [p.images?.[0]?.image ?? p.images?.[0]?.url, p.name, [p.price, p.store?.name].filter(Boolean).join(' · ')]);
+  $('market').hidden = storeItems.length === 0 && productItems.length === 0;
 }
 
 function fillMarket(kind, items, describe) {
@@ -405,7 +371,7 @@ function fillMarket(kind, items, describe) {
 }
 
 setInterval(() => {
-  if (socket.connected) void refreshMarket();
+  if (client.status === 'live') void refreshMarket();
 }, MARKET_REFRESH_MS);
 
 // ---------- header: counts, status, clock ----------

@@ -1,0 +1,58 @@
+import { deliveriesOf } from '../../client/lib/catch-up.js';
+import { SeenSet, alreadySeen, keysOf } from '../../client/lib/seen.js';
+
+/**
+ * How @hyperlocal/client turns realtime.sync pages into the events its handlers get (client/src/catch-up.ts): one
+ * stream in the order things happened, each item once, against what the handlers already had.
+ */
+const at = (s: number) => new Date(Date.UTC(2025, 0, 1, 12, 0, s)).toISOString();
+const page = (over: Record<string, unknown> = {}) => ({ notifications: [], messages: [], orders: [], posts: [], deleted: [], full_refresh: false, has_more: false, cursor: 'c', ...over }) as any;
+
+test('when pages hold several kinds, then they come out as their events, merged oldest first, a post deleted as post:deleted', () => {
+  const out = deliveriesOf(
+    [
+      page({
+        posts: [{ id: 'p1', created_at: at(1), updated_at: at(1) }, { id: 'p2', created_at: at(5), updated_at: at(5) }],
+        messages: [{ id: 'm1', created_at: at(3) }],
+        deleted: [{ type: 'post', id: 'p0', deleted_at: at(6) }, { type: 'comment', id: 'c0', deleted_at: at(2) }],
+        has_more: true,
+      }),
+      page({ notifications: [{ id: 'n1', created_at: at(4), updated_at: at(4) }] }),
+    ],
+    new SeenSet(),
+  );
+  expect(out.map((d) => `${d.event} ${(d.payload as { id: string }).id}`)).toEqual(['post:created p1', 'deleted c0', 'message:created m1', 'notification:created n1', 'post:created p2', 'post:deleted p0']);
+  expect(out.find((d) => d.event === 'post:deleted')!.payload).toEqual({ id: 'p0' });
+});
+
+test('when the handlers had an item already, then it is left out; a changed notification or order comes as :updated, a new one as :created', () => {
+  const seen = new SeenSet();
+  for (const key of [...keysOf('post:created', { id: 'p1' }), ...keysOf('notification:created', { id: 'n1', updated_at: at(1) }), ...keysOf('order:created', { id: 'o1', updated_at: at(1) })]) seen.add(key);
+  const out = deliveriesOf(
+    [
+      page({
+        posts: [{ id: 'p1', created_at: at(1), updated_at: at(9) }],
+        notifications: [{ id: 'n1', created_at: at(1), updated_at: at(1) }, { id: 'n2', created_at: at(2), updated_at: at(7) }],
+        orders: [{ id: 'o1', created_at: at(1), updated_at: at(8) }],
+      }),
+      // The same order again on a later page (a cursor used twice repeats its last items): once.
+      page({ orders: [{ id: 'o1', created_at: at(1), updated_at: at(8) }] }),
+    ],
+    seen,
+  );
+  expect(out.map((d) => `${d.event} ${(d.payload as { id: string }).id}`)).toEqual(['notification:created n2', 'order:updated o1']);
+});
+
+test('when a live event repeats what was delivered, then it is known; a newer version of it is not', () => {
+  const seen = new SeenSet();
+  for (const key of keysOf('order:updated', { id: 'o1', updated_at: at(1) })) seen.add(key);
+  expect(alreadySeen(seen, 'order:updated', { id: 'o1', updated_at: at(1) })).toBe(true);
+  expect(alreadySeen(seen, 'order:updated', { id: 'o1', updated_at: at(2) })).toBe(false);
+  expect(alreadySeen(seen, 'post:stats', { post_id: 'p1' })).toBe(false);
+});
+
+test('when more keys are kept than the limit, then the oldest go first', () => {
+  const seen = new SeenSet(2);
+  ['a', 'b', 'c'].forEach((k) => seen.add(k));
+  expect([seen.has('a'), seen.has('b'), seen.has('c')]).toEqual([false, true, true]);
+});
