@@ -300,7 +300,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
   }
 
   // ---- The demo account's safety: a muted and a blocked neighbour, and an open report for the moderation queue -------
-  const safety = await applyDemoSafety(api, hostToken, plan, { ids, mainLocationId });
+  const safety = await applyDemoSafety(host, plan, { ids, mainLocationId });
   for (const kind of ['mutes', 'blocks', 'reports'] as const) (safety[kind] ? created : existing)[kind]++;
   progress.finish();
   for (const client of [anonymous, admin, ...people.values()]) client?.close();
@@ -323,38 +323,40 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
  * has no conversation with, so no planned message is refused by the block. Each call answers 201 the first time
  * and 200 after (the same entry, the same open report): a later run adds nothing. True: made by this run.
  */
-async function applyDemoSafety(api: Api, hostToken: string, plan: ReturnType<typeof planCity>, refs: { ids: Map<string, string>; mainLocationId: string }) {
+async function applyDemoSafety(host: HyperlocalClient, plan: ReturnType<typeof planCity>, refs: { ids: Map<string, string>; mainLocationId: string }) {
   const talking = new Set(plan.conversations.map((c) => c.other));
   const [muted, blocked] = plan.users.filter((u) => u.hood === 0 && u.username !== HOST_USERNAME && !talking.has(u.username));
   if (!muted || !blocked) return { mutes: false, blocks: false, reports: false };
   const spared = new Set([HOST_USERNAME, muted.username, blocked.username]);
   const hood = new Map(plan.users.map((u) => [u.username, u.hood]));
   const flagged = plan.posts.find((p) => !spared.has(p.author) && hood.get(p.author) === 0);
-  const made = async (path: string, json: Record<string, unknown>) => {
-    const answer = await api.call('POST', path, { token: hostToken, json });
-    if (answer.status !== 201 && answer.status !== 200) throw new ApiError('POST', path, answer);
-    return answer.status === 201;
+  // The host's own lists say what an earlier run made already (the calls themselves would answer 200 again).
+  const listed = async (op: 'safety.mutes_list' | 'safety.blocks_list', userId: string) =>
+    ((await host.call(op, { page_size: 100 })) as { results: Array<{ user: { id: string } }> }).results.some((r) => r.user.id === userId);
+  const relate = async (list: 'safety.mutes_list' | 'safety.blocks_list', create: 'safety.mutes_create' | 'safety.blocks_create', userId: string) => {
+    if (await listed(list, userId)) return false;
+    await host.call(create, { user_id: userId });
+    return true;
   };
-  const mutes = await made('/api/safety/mutes/', { user_id: refs.ids.get(muted.username) });
-  const blocks = await made('/api/safety/blocks/', { user_id: refs.ids.get(blocked.username) });
+  const mutes = await relate('safety.mutes_list', 'safety.mutes_create', refs.ids.get(muted.username)!);
+  const blocks = await relate('safety.blocks_list', 'safety.blocks_create', refs.ids.get(blocked.username)!);
   let reports = false;
-  const postId = flagged && (await findPostId(api, hostToken, refs.mainLocationId, flagged));
+  const postId = flagged && (await findPostId(host, refs.mainLocationId, flagged));
   if (postId) {
-    reports = await made('/api/safety/reports/', {
-      target_type: 'post',
-      target_id: postId,
-      reason: 'spam',
-      details: 'Demo report: the same flyer posted again and again.',
-    });
+    const mine = (await host.call('safety.reports_list', { page_size: 100 })) as { results: Array<{ target_id: string; status: string }> };
+    if (!mine.results.some((r) => r.target_id === postId && r.status === 'open')) {
+      await host.call('safety.reports_create', { target_type: 'post', target_id: postId, reason: 'spam', details: 'Demo report: the same flyer posted again and again.' });
+      reports = true;
+    }
   }
   return { mutes, blocks, reports };
 }
 
-/** The id of a planned post in a place, read as `token` sees the place's posts (null when it is not there). */
-async function findPostId(api: Api, token: string, locationId: string, p: PlannedPost): Promise<string | null> {
+/** The id of a planned post in a place, read as the host sees the place's posts (null when it is not there). */
+async function findPostId(host: HyperlocalClient, locationId: string, p: PlannedPost): Promise<string | null> {
   for (let page = 1; ; page++) {
-    const body = await api.must('GET', '/api/posts/by-location/', { token, query: { location_id: locationId, page, page_size: 100 } });
-    const found = (body.posts as any[]).find((x) => x.user.username === p.author && x.post_type === p.post_type && x.content === p.content);
+    const body = (await host.call('posts.by_location', { location_id: locationId, page, page_size: 100 })) as { posts: any[]; total_posts: number };
+    const found = body.posts.find((x) => x.user.username === p.author && x.post_type === p.post_type && x.content === p.content);
     if (found) return found.id;
     if (page * 100 >= body.total_posts) return null;
   }

@@ -114,4 +114,9 @@ export const reads: Record<string, Read> = {
   'realtime.sync': (w) => ({ as: w.member, input: { since: w.since } }),
   'safety.blocks_list': (w) => ({ as: w.founder, input: {} }),
   'safety.mutes_list': (w) => ({ as: w.founder, input: {} }),
+  'safety.reports_list': (w) => ({ as: w.member, input: {} }),
+  'admin.reports_list': (w) => ({ as: w.admin, input: { status: 'resolved', page_size: 5 } }),
+  'admin.moderation_log': (w) => ({ as: w.admin, input: { page_size: 5 } }),
+  'users.profile_export': (w) => ({ as: w.member, input: {} }),
+  'users.profile_export_section': (w) => ({ as: w.member, input: { section: 'posts' } }),
 };

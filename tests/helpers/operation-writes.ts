@@ -4,7 +4,8 @@ import { aComment, aNeighbourhood, aPoll, aPost, aResidentOf } from '../builders
 import { aCommunity, aCategoryId, joinCommunity } from '../builders/communities.js';
 import { aConversation, aMessage } from '../builders/messages.js';
 import { aProduct, aStore, anOrder } from '../builders/stores.js';
-import { aBlock, aMute } from '../builders/safety.js';
+import { aBlock, aMute, aReport } from '../builders/safety.js';
+import { sql } from './sql.js';
 import { aLocation, aRemoteSpot, aResident } from '../builders/locations.js';
 import { aNotification } from '../builders/notifications.js';
 
@@ -190,6 +191,22 @@ export const writes: Record<string, Write> = {
     const [a, b] = [await aResident(app), await aResident(app)];
     await aMute(app, a, b);
     return { as: a, input: { user_id: b.id } };
+  },
+  'safety.reports_create': async (app) => {
+    const place = await aNeighbourhood(app);
+    const post = await aPost(app, place.founder);
+    return { as: await aResidentOf(app, place), input: { target_type: 'post', target_id: post.id, reason: 'spam', details: 'An advert' } };
+  },
+  'admin.reports_resolve': async (app, admin) => {
+    const place = await aNeighbourhood(app);
+    const post = await aPost(app, place.founder);
+    await aReport(app, await aResidentOf(app, place), 'post', post.id);
+    const [open] = await sql<{ id: string }>(`SELECT id FROM moderation_cases WHERE target_id = $1 AND status = 'open'`, [post.id]);
+    return { as: admin, input: { id: open.id, action: 'dismiss', note: 'Fine' } };
+  },
+  'users.profile_delete': async (app) => {
+    const user = await aResident(app);
+    return { as: user, input: { password: user.password } };
   },
 };
 

@@ -106,5 +106,13 @@ export const operationRoutes = {
     "safety.mutes_create": { method: "POST", path: "/api/safety/mutes/", auth: "user", files: [] },
     "safety.mutes_delete": { method: "DELETE", path: "/api/safety/mutes/{user_id}/", auth: "user", files: [] },
     "safety.mutes_list": { method: "GET", path: "/api/safety/mutes/", auth: "user", files: [] },
+    "safety.reports_create": { method: "POST", path: "/api/safety/reports/", auth: "user", files: [] },
+    "safety.reports_list": { method: "GET", path: "/api/safety/reports/", auth: "user", files: [] },
+    "admin.reports_list": { method: "GET", path: "/api/admin/reports/", auth: "staff", files: [] },
+    "admin.reports_resolve": { method: "POST", path: "/api/admin/reports/{id}/resolve/", auth: "staff", files: [] },
+    "admin.moderation_log": { method: "GET", path: "/api/admin/moderation-log/", auth: "staff", files: [] },
+    "users.profile_export": { method: "GET", path: "/api/users/profile/export/", auth: "user", files: [] },
+    "users.profile_export_section": { method: "GET", path: "/api/users/profile/export/{section}/", auth: "user", files: [] },
+    "users.profile_delete": { method: "DELETE", path: "/api/users/profile/", auth: "user", files: [] },
 };
 export const serverEventNames = ["post:created", "post:deleted", "post:stats", "comment:created", "poll:updated", "poll:expired", "notification:created", "notification:updated", "message:created", "conversation:read", "typing", "location:updated", "order:created", "order:updated", "community:deleted", "auth:expired"];

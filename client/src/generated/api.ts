@@ -2,6 +2,91 @@
 // (src/registry.ts, src/realtime/server-events.ts), through the OpenAPI document. Do not edit: run it again.
 /* eslint-disable */
 
+export interface AccountExport {
+  /** hyperlocal.account-export/1 */
+  format: string;
+  exported_at: string;
+  user: ProfileExport;
+  /** Per section cut at 1000 items, the cursor of its next page (GET .../export/{section}/?cursor=) */
+  next_cursors: Record<string, string>;
+  posts: Array<Post>;
+  comments: Array<{
+    id: string;
+    post: string;
+    parent: string | null;
+    content: string;
+    created_at: string;
+    updated_at: string;
+  }>;
+  messages: Array<{
+    id: string;
+    conversation_id: string;
+    content: string;
+    created_at: string;
+  }>;
+  stores: Array<Store>;
+  products: Array<Product>;
+  orders_as_buyer: Array<Order>;
+  orders_as_seller: Array<Order>;
+  reviews: Array<Review>;
+  communities_owned: Array<Community>;
+  community_memberships: Array<{
+    community: {
+      id: string;
+      name: string;
+    };
+    role: string;
+    joined_at: string;
+  }>;
+  post_likes: Array<{
+    post: string;
+    created_at: string;
+  }>;
+  post_bookmarks: Array<{
+    post: string;
+    created_at: string;
+  }>;
+  comment_likes: Array<{
+    comment: string;
+    created_at: string;
+  }>;
+  comment_bookmarks: Array<{
+    comment: string;
+    created_at: string;
+  }>;
+  poll_votes: Array<{
+    post: string;
+    option: string;
+    option_text: string;
+    created_at: string;
+  }>;
+  location_name_suggestions: Array<{
+    id: string;
+    location: string;
+    suggested_name: string;
+    vote_weight: number;
+    created_at: string;
+  }>;
+  blocks: Array<SafetyRelation>;
+  mutes: Array<SafetyRelation>;
+  reports: Array<{
+    id: string;
+    target_type: "post" | "comment" | "user" | "message" | "store" | "product" | "community";
+    target_id: string;
+    reason: "spam" | "harassment" | "hate" | "violence" | "sexual" | "scam" | "other";
+    status: "open" | "resolved";
+    created_at: string;
+    details: string | null;
+  }>;
+}
+
+export interface AccountExportPage {
+  section: string;
+  results: Array<unknown>;
+  /** null on the last page */
+  next_cursor: string | null;
+}
+
 export interface AdminUser {
   id: string;
   /** Only for the user themself and for staff; absent for everyone else. */
@@ -260,6 +345,58 @@ export interface Message {
   created_at: string;
 }
 
+export interface ModerationLogEntry {
+  id: string;
+  action: "auto_hide" | "dismiss" | "hide" | "suspend";
+  /** null for auto-hide, or once the account is gone */
+  moderator: UserSummary | null;
+  /** The case (ModerationReport id) */
+  report_id: string | null;
+  target_type: "post" | "comment" | "user" | "message" | "store" | "product" | "community";
+  target_id: string;
+  /** The account the action bore on: the content's owner, the suspended user */
+  subject: UserSummary | null;
+  note: string | null;
+  created_at: string;
+}
+
+export interface ModerationReport {
+  /** The case: `{id}` of POST /api/admin/reports/{id}/resolve/ */
+  id: string;
+  target_type: "post" | "comment" | "user" | "message" | "store" | "product" | "community";
+  target_id: string;
+  status: "open" | "resolved";
+  /** The reported thing as its first reporter saw it, in its own read's shape (post, comment, message alone, user summary with bio, store, product, community summary) */
+  snapshot: Record<string, unknown>;
+  /** Whose it is (the subject of suspend); null once that account is gone */
+  owner: UserSummary | null;
+  /** The thing now: hidden by moderation, a suspended user, or gone (deleted) */
+  content_state: "visible" | "hidden" | "suspended" | "gone";
+  /** Distinct people who reported it in this case */
+  reporters_count: number;
+  /** Reports per reason */
+  reasons: Record<string, number>;
+  /** The most recent reports, newest first (at most 20) */
+  reports: Array<{
+    id: string;
+    reporter: UserSummary;
+    reason: "spam" | "harassment" | "hate" | "violence" | "sexual" | "scam" | "other";
+    details: string | null;
+    created_at: string;
+  }>;
+  /** When enough established reporters hid it pending review */
+  auto_hidden_at: string | null;
+  /** When its first report opened the case */
+  created_at: string;
+  last_reported_at: string;
+  resolution: {
+    action: "dismiss" | "hide" | "suspend";
+    note: string | null;
+    moderator: UserSummary | null;
+    resolved_at: string;
+  } | null;
+}
+
 export interface NeighbourhoodFeed {
   items: Array<Post>;
   has_more: boolean;
@@ -286,8 +423,8 @@ export interface Notification {
 
 export interface Order {
   id: string;
-  /** The buyer */
-  user: string;
+  /** The buyer; null once the buyer's account was deleted */
+  user: string | null;
   /** null once the product was deleted */
   product: string | null;
   /** null once the store was deleted */
@@ -419,6 +556,43 @@ export interface Product {
   updated_at: string;
 }
 
+export interface ProfileExport {
+  id: string;
+  email: string;
+  username: string;
+  display_name: string;
+  is_verified: boolean;
+  bio: string;
+  profile_picture: string | null;
+  website: string;
+  relationship_status: string | null;
+  banner: string | null;
+  location: {
+    id: string;
+    name: string;
+  } | null;
+  store: {
+    id: string;
+    name: string;
+    description: string;
+  } | null;
+  owned_communities: Array<{
+    id: string;
+    name: string;
+    description: string;
+  }>;
+  created_at: string;
+  updated_at: string;
+  /** The caller's own point: never shown to anyone else, but theirs to take */
+  latitude: string | null;
+  longitude: string | null;
+  referral_code: string;
+  referrer_code: string | null;
+  ref_source: string | null;
+  ref_medium: string | null;
+  ref_campaign: string | null;
+}
+
 export interface Review {
   id: string;
   user: string;
@@ -431,6 +605,15 @@ export interface Review {
 
 export interface SafetyRelation {
   user: UserSummary;
+  created_at: string;
+}
+
+export interface SafetyReport {
+  id: string;
+  target_type: "post" | "comment" | "user" | "message" | "store" | "product" | "community";
+  target_id: string;
+  reason: "spam" | "harassment" | "hate" | "violence" | "sexual" | "scam" | "other";
+  status: "open" | "resolved";
   created_at: string;
 }
 
@@ -1735,6 +1918,85 @@ export interface Operations {
       results: Array<SafetyRelation>;
     };
   };
+  /** Report a post, comment, user, message, store, product or community the caller can see (201; the same thing again: 200 with the open report) (POST /api/safety/reports/) */
+  "safety.reports_create": {
+    input: {
+      target_type: "post" | "comment" | "user" | "message" | "store" | "product" | "community";
+      target_id: string;
+      reason: "spam" | "harassment" | "hate" | "violence" | "sexual" | "scam" | "other";
+      details?: string | null;
+    };
+    answer: SafetyReport;
+  };
+  /** The caller's own reports, newest first, each with its status (GET /api/safety/reports/) */
+  "safety.reports_list": {
+    input: {
+      page?: number;
+      page_size?: number;
+    };
+    answer: {
+      count: number;
+      next: string | null;
+      previous: string | null;
+      results: Array<SafetyReport>;
+    };
+  };
+  /** The moderation queue: one entry per reported thing with its snapshot and distinct reporters; open ones oldest first (default), resolved ones newest first (GET /api/admin/reports/) */
+  "admin.reports_list": {
+    input: {
+      status?: "open" | "resolved";
+      page?: number;
+      page_size?: number;
+    };
+    answer: {
+      count: number;
+      next: string | null;
+      previous: string | null;
+      results: Array<ModerationReport>;
+    };
+  };
+  /** Resolve a report and every report of the same thing: dismiss (restores what auto-hide hid), hide (posts and comments), or suspend the owner (and hide the thing) (POST /api/admin/reports/{id}/resolve/) */
+  "admin.reports_resolve": {
+    input: {
+      id: string;
+      action: "dismiss" | "hide" | "suspend";
+      note?: string | null;
+    };
+    answer: ModerationReport;
+  };
+  /** Every moderation action, newest first: who, what, which report and thing, about whom, the note, when (GET /api/admin/moderation-log/) */
+  "admin.moderation_log": {
+    input: {
+      page?: number;
+      page_size?: number;
+    };
+    answer: {
+      count: number;
+      next: string | null;
+      previous: string | null;
+      results: Array<ModerationLogEntry>;
+    };
+  };
+  /** Everything the caller wrote or owns, as one JSON document (each section at most 1000 items; see next_cursors) (GET /api/users/profile/export/) */
+  "users.profile_export": {
+    input: Record<string, never>;
+    answer: AccountExport;
+  };
+  /** The next page of one section of the caller's export, after the cursor the export (or the previous page) gave (GET /api/users/profile/export/{section}/) */
+  "users.profile_export_section": {
+    input: {
+      section: "posts" | "comments" | "messages" | "stores" | "products" | "orders_as_buyer" | "orders_as_seller" | "reviews" | "communities_owned" | "community_memberships" | "post_likes" | "post_bookmarks" | "comment_likes" | "comment_bookmarks" | "poll_votes" | "location_name_suggestions" | "blocks" | "mutes" | "reports";
+      cursor?: string;
+    };
+    answer: AccountExportPage;
+  };
+  /** Delete the caller's account at once (password required); every session ends, the username and email are free again (DELETE /api/users/profile/) */
+  "users.profile_delete": {
+    input: {
+      password: string;
+    };
+    answer: unknown;
+  };
 }
 
 /** Every event the server pushes, with its payload. */
@@ -1905,6 +2167,14 @@ export const operationRoutes: { readonly [K in keyof Operations]: OperationRoute
   "safety.mutes_create": { method: "POST", path: "/api/safety/mutes/", auth: "user", files: [] },
   "safety.mutes_delete": { method: "DELETE", path: "/api/safety/mutes/{user_id}/", auth: "user", files: [] },
   "safety.mutes_list": { method: "GET", path: "/api/safety/mutes/", auth: "user", files: [] },
+  "safety.reports_create": { method: "POST", path: "/api/safety/reports/", auth: "user", files: [] },
+  "safety.reports_list": { method: "GET", path: "/api/safety/reports/", auth: "user", files: [] },
+  "admin.reports_list": { method: "GET", path: "/api/admin/reports/", auth: "staff", files: [] },
+  "admin.reports_resolve": { method: "POST", path: "/api/admin/reports/{id}/resolve/", auth: "staff", files: [] },
+  "admin.moderation_log": { method: "GET", path: "/api/admin/moderation-log/", auth: "staff", files: [] },
+  "users.profile_export": { method: "GET", path: "/api/users/profile/export/", auth: "user", files: [] },
+  "users.profile_export_section": { method: "GET", path: "/api/users/profile/export/{section}/", auth: "user", files: [] },
+  "users.profile_delete": { method: "DELETE", path: "/api/users/profile/", auth: "user", files: [] },
 };
 
 export const serverEventNames = ["post:created", "post:deleted", "post:stats", "comment:created", "poll:updated", "poll:expired", "notification:created", "notification:updated", "message:created", "conversation:read", "typing", "location:updated", "order:created", "order:updated", "community:deleted", "auth:expired"] as const;
