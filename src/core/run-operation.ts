@@ -1,6 +1,6 @@
 import type { RequestContext } from './context.js';
 import type { Operation, OperationResult, RateLimitRule } from './operation.js';
-import { AppError, INTERNAL_ERROR_BODY, forbidden, invalidToken, notAuthenticated } from './errors.js';
+import { AppError, INTERNAL_ERROR_BODY, forbidden, invalidToken, notAuthenticated, notFound } from './errors.js';
 import { zodToFieldErrors } from './validation.js';
 import { isDatabaseUnavailable, serviceUnavailable } from './database-errors.js';
 import type { RateLimits } from './rate-limit.js';
@@ -92,11 +92,15 @@ function checkAuth(op: Operation, ctx: RequestContext): void {
 
 /**
  * Errors the database reports about the input (bad enum text, numeric overflow, text too long, a NUL
- * character that PostgreSQL text cannot hold) are the caller's fault.
+ * character that PostgreSQL text cannot hold, a date it cannot read or hold, such as year 0) are the caller's fault.
  */
+const CALLER_VALUE_ERRORS = new Set(['22P02', '22003', '22001', '22021', '22007', '22008']);
 function asAppError(err: unknown): AppError | null {
   if (err instanceof AppError) return err;
   const code = (err as { code?: unknown; cause?: { code?: unknown } })?.code ?? (err as { cause?: { code?: unknown } })?.cause?.code;
-  if (code === '22P02' || code === '22003' || code === '22001' || code === '22021') return new AppError(400, { detail: 'Invalid value.' });
+  if (CALLER_VALUE_ERRORS.has(String(code))) return new AppError(400, { detail: 'Invalid value.' });
+  // A foreign key that found its row gone: something the request names was deleted while it ran (an account
+  // deleted under its own last request, a post deleted under a like).
+  if (code === '23503') return notFound();
   return null;
 }

@@ -43,11 +43,15 @@ export const domainEventRoutes: DomainEventRoutes = {
     const rooms = postHomeAudience(locationId, communityId);
     if (rooms.length) io.to(rooms).except(hidingRoom(post.user.id)).emit('post:created', post);
   },
-  // A post hidden by moderation is still its author's: their devices do not hear it go.
+  // A post hidden by moderation is still its author's: their devices do not hear it go, and keep its room; every
+  // other socket leaves the room (on every node, after the push), so the post's later comments, votes and stats
+  // reach nobody else. The post rule keeps them from subscribing again.
   'post.deleted': ({ io }, { postId, locationId, communityId, keptFor }) => {
     const rooms = [postRoom(postId), ...postHomeAudience(locationId, communityId)];
-    if (keptFor) io.to(rooms).except(userRoom(keptFor)).emit('post:deleted', { id: postId });
-    else emitTo(io, rooms, 'post:deleted', { id: postId });
+    if (keptFor) {
+      io.to(rooms).except(userRoom(keptFor)).emit('post:deleted', { id: postId });
+      io.in(postRoom(postId)).except(userRoom(keptFor)).socketsLeave(postRoom(postId));
+    } else emitTo(io, rooms, 'post:deleted', { id: postId });
   },
   // No push: the posts module's stats coalescer turns bursts of these into at most one post.stats a second.
   'post.counters_changed': () => undefined,

@@ -292,6 +292,20 @@ describe('communities', () => {
     expect((await app.rest('GET', `/api/feed/posts/${elders.id}/`, { token: younger.token })).status).toBe(200);
   });
 
+  test('when the longest-standing member is suspended, then the community passes over them to the next active member', async () => {
+    const owner = await aResident(app);
+    const suspended = await aResident(app);
+    const active = await aResident(app);
+    const club = await aCommunity(app, owner);
+    await joinCommunity(app, suspended, club.id);
+    await joinCommunity(app, active, club.id);
+    await sql('UPDATE users SET is_active = false WHERE id = $1', [suspended.id]);
+
+    expect((await deleteAccount(owner)).status).toBe(204);
+
+    expect(await sql('SELECT owner_id FROM communities WHERE id = $1', [club.id])).toEqual([{ owner_id: active.id }]);
+  });
+
   test('when an owner alone in its community is deleted, then the community is deleted as its owner would delete it, and a community it only belonged to counts it out', async () => {
     const owner = await aResident(app);
     const other = await aResident(app);

@@ -122,6 +122,10 @@ describe('the export document', () => {
     expect(overSocket).toEqual({ status: 200, body: next.body });
     expectBodyFits(successSchema('/api/users/profile/export/{section}/', 'get'), next.body, 'users.profile_export_section');
 
+    // A forged cursor whose date PostgreSQL cannot hold (year 0) is the caller's mistake: 400, never a 500.
+    const yearZero = Buffer.from(JSON.stringify({ at: '0000-01-01T00:00:00Z', id: everything[0] })).toString('base64url');
+    expect((await app.rest('GET', pagePath, { token: me.token, query: { cursor: yearZero } })).status).toBe(400);
+
     // From the start, a section alone is its first page.
     expect((await app.rest('GET', `${exportPath}comments/`, { token: me.token })).body).toEqual({ section: 'comments', results: [], next_cursor: null });
     expect(await app.rest('GET', pagePath, { token: me.token, query: { cursor: 'not-a-cursor' } })).toMatchObject({ status: 400, body: { cursor: ['Invalid cursor.'] } });

@@ -10,6 +10,7 @@ import { aResident } from '../builders/locations.js';
 import { aReport, established } from '../builders/safety.js';
 import { residentsRoom } from '../../src/realtime/rooms.js';
 import { platform } from '../../src/platform/index.js';
+import { domainEvents } from '../../src/core/events.js';
 
 /**
  * Moderation (DESIGN.md section 9): the staff queue, resolving a report (dismiss, hide, suspend), auto-hide and the
@@ -262,7 +263,58 @@ describe('hide', () => {
   });
 });
 
+describe('what a hidden post and a hidden comment still let through (nothing)', () => {
+  test('when a post is hidden, then its watchers leave its room: the author\'s later comment, the stats and the poll reach only the author\'s devices', async () => {
+    const { place, bob, alice, post } = await aStreet();
+    const watcher = await app.socket();
+    expect(await subscribe(watcher, 'post', post.id)).toMatchObject({ status: 200 });
+    const neighbour = await aResidentSocket(alice, place.locationId);
+    const bobWatching = await app.socket(bob.token);
+    expect(await subscribe(bobWatching, 'post', post.id)).toMatchObject({ status: 200 });
+    await aReport(app, alice, 'post', post.id);
+    const gone = nextEvent(watcher, 'post:deleted');
+    expect((await resolve((await caseOf(post.id)).id, { action: 'hide' })).status).toBe(200);
+    await gone;
+
+    const bobHears = nextEvent(bobWatching, 'comment:created');
+    const silence = [noEvent(watcher, 'comment:created', 1500), noEvent(watcher, 'post:stats', 1500), noEvent(neighbour, 'post:stats', 1500)];
+    await aComment(app, bob, post.id, { content: 'still mine' });
+    expect((await bobHears).content).toBe('still mine');
+    await Promise.all(silence);
+  });
+
+  test('when a comment is hidden, then nobody else can reply to it, nor like or bookmark a reply under it; its author still can', async () => {
+    const { bob, alice, carol, post } = await aStreet();
+    const comment = await aComment(app, carol, post.id);
+    const reply = await aComment(app, bob, post.id, { parent: comment.id });
+    await aReport(app, alice, 'comment', comment.id);
+    expect((await resolve((await caseOf(comment.id)).id, { action: 'hide' })).status).toBe(200);
+
+    const answer = await app.rest('POST', '/api/posts/comments/', { token: alice.token, body: { post: post.id, content: 'hello?', parent: comment.id } });
+    expect(answer.status).toBe(400);
+    expect(JSON.stringify(answer.body)).toContain('Comment not found.');
+    expect((await app.rest('POST', `/api/posts/comments/${reply.id}/like/`, { token: alice.token })).status).toBe(404);
+    expect((await app.rest('POST', `/api/posts/comments/${reply.id}/bookmark/`, { token: alice.token })).status).toBe(404);
+    expect((await app.rest('POST', '/api/posts/comments/', { token: carol.token, body: { post: post.id, content: 'my own thread', parent: comment.id } })).status).toBe(201);
+  });
+});
+
 describe('suspend', () => {
+  test('when a staff member who is not an administrator is asked to suspend an administrator, then 400 on action and the account stays active', async () => {
+    const moderator = await aResident(app);
+    await sql('UPDATE users SET is_staff = true WHERE id = $1', [moderator.id]);
+    domainEvents.publish('user.access_changed', { userId: moderator.id });
+    const reporter = await aResident(app);
+    await aReport(app, reporter, 'user', staff.id);
+    const entry = await caseOf(staff.id);
+
+    const refused = await resolve(entry.id, { action: 'suspend' }, moderator.token);
+    expect(refused.status).toBe(400);
+    expect(JSON.stringify(refused.body)).toContain('Only an administrator can suspend a staff account.');
+    expect(await sql('SELECT is_active FROM users WHERE id = $1', [staff.id])).toEqual([{ is_active: true }]);
+    expect((await resolve(entry.id, { action: 'dismiss' }, moderator.token)).status).toBe(200);
+  });
+
   test("when staff suspend a post's author, then every session of the author ends at once (live socket closed, tokens refused, no login) and the post is hidden", async () => {
     const { place, bob, alice, carol, post } = await aStreet();
     const bobSocket = await aResidentSocket(bob, place.locationId);

@@ -94,8 +94,15 @@ export async function countComments(where: SQL, db: DbOrTx = currentDb()): Promi
 
 /** What reading a comment on its own needs (its replies, a report of it): its author, post and moderation. */
 export async function findCommentHead(id: string, db: DbOrTx = currentDb()): Promise<{ id: string; postId: string; authorId: string; hidden: boolean } | null> {
+  // Hidden: by moderation, itself or any comment it answers (a reply under a hidden comment goes with it).
   const { rows } = await db.execute<{ id: string; post_id: string; user_id: string; hidden: boolean }>(sql`
-    SELECT id, post_id, user_id, hidden_at IS NOT NULL AS hidden FROM comments WHERE id = ${id}::uuid`);
+    WITH RECURSIVE chain AS (
+      SELECT id, parent_id, hidden_at FROM comments WHERE id = ${id}::uuid
+      UNION ALL
+      SELECT c.id, c.parent_id, c.hidden_at FROM comments c JOIN chain ON c.id = chain.parent_id
+    )
+    SELECT c.id, c.post_id, c.user_id, EXISTS (SELECT 1 FROM chain WHERE hidden_at IS NOT NULL) AS hidden
+    FROM comments c WHERE c.id = ${id}::uuid`);
   const r = rows[0];
   return r ? { id: r.id, postId: r.post_id, authorId: r.user_id, hidden: r.hidden } : null;
 }

@@ -11,7 +11,7 @@ import { notifyMentions } from '../posts/mentions.js';
 import { toggleReaction } from '../posts/reactions.js';
 import { findPostHead } from '../posts/posts.queries.js';
 import { mayViewPost, requireViewableComment, requireViewablePostById } from '../posts/post-visibility.js';
-import { isBlockedBetween } from '../safety/visibility.js';
+import { isBlockedBetween, moderatedAway } from '../safety/visibility.js';
 import { postScope, recordDeletions } from '../deletions/deletions.service.js';
 import { countComments, findCommentHead, listReplies, listTopLevelComments, loadComment, repliesOf, topLevelOf } from './comments.queries.js';
 import { serializeComment, type CommentBody } from './comments.serializer.js';
@@ -39,17 +39,19 @@ export async function createComment(ctx: AuthedContext, input: NewComment): Prom
   const head = await findPostHead(input.post);
   if (!head || !(await mayViewPost(ctx.user, { communityId: head.communityId, authorId: head.userId, hidden: head.hidden }))) throw fieldError('post', 'Post not found.');
   return transaction(platform.db, async (tx, events) => {
-    const { rows: postRows } = await tx.execute<{ user_id: string }>(sql`
-      UPDATE posts SET comments_count = comments_count + 1 WHERE id = ${input.post}::uuid RETURNING user_id`);
-    if (!postRows.length) throw fieldError('post', 'Post not found.');
+    // Under the post's row lock: a hide that committed since the check above is seen here.
+    const { rows: postRows } = await tx.execute<{ user_id: string; hidden: boolean }>(sql`
+      UPDATE posts SET comments_count = comments_count + 1 WHERE id = ${input.post}::uuid RETURNING user_id, hidden_at IS NOT NULL AS hidden`);
+    if (!postRows.length || moderatedAway(ctx.user, { authorId: postRows[0].user_id, hidden: postRows[0].hidden })) throw fieldError('post', 'Post not found.');
     const postAuthor = postRows[0].user_id;
     let parentAuthor: string | null = null;
     if (input.parent) {
-      const { rows } = await tx.execute<{ post_id: string; user_id: string }>(sql`
-        UPDATE comments SET replies_count = replies_count + 1 WHERE id = ${input.parent}::uuid RETURNING post_id, user_id`);
+      const { rows } = await tx.execute<{ post_id: string; user_id: string; hidden: boolean }>(sql`
+        UPDATE comments SET replies_count = replies_count + 1 WHERE id = ${input.parent}::uuid RETURNING post_id, user_id, hidden_at IS NOT NULL AS hidden`);
       if (!rows.length) throw fieldError('parent', 'Comment not found.');
       if (rows[0].post_id !== input.post) throw fieldError('parent', 'The parent comment belongs to another post.');
-      // A comment of someone in a block with the replier does not exist for them.
+      // A comment hidden by moderation, or of someone in a block with the replier, does not exist for them.
+      if (moderatedAway(ctx.user, { authorId: rows[0].user_id, hidden: rows[0].hidden })) throw fieldError('parent', 'Comment not found.');
       if (await isBlockedBetween(ctx.user.id, rows[0].user_id, tx)) throw fieldError('parent', 'Comment not found.');
       parentAuthor = rows[0].user_id;
     }

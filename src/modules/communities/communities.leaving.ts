@@ -21,6 +21,8 @@ export const communitiesLeaving: AccountDeletionStep = {
       WITH heirs AS (
         SELECT DISTINCT ON (m.community_id) m.community_id, m.user_id
         FROM community_members m JOIN communities c ON c.id = m.community_id
+        -- An active account only: a suspended or deactivated member cannot take care of it.
+        JOIN users u ON u.id = m.user_id AND u.is_active
         WHERE c.owner_id = ${userId} AND m.user_id <> ${userId}
         ORDER BY m.community_id, m.joined_at, m.user_id
       ), moved AS (

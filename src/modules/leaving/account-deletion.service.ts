@@ -31,9 +31,11 @@ export async function deleteAccount(ctx: AuthedContext, password: string): Promi
   const startedAt = performance.now();
   await transaction(platform.db, async (tx, events) => {
     await tx.execute(sql.raw(`SET LOCAL statement_timeout = '${STATEMENT_TIMEOUT}'`));
-    // Step 1 of the lock order of membership.service.ts. NO KEY UPDATE: rows the steps insert that name the user
-    // (none should, but a concurrent request of the account's may) take KEY SHARE, which this does not block.
-    const { rows: locked } = await tx.execute<{ password_hash: string }>(sql`SELECT password_hash FROM users WHERE id = ${userId} FOR NO KEY UPDATE`);
+    // Step 1 of the lock order of membership.service.ts. FOR UPDATE: a concurrent request of the account's (another
+    // device posting, liking) needs KEY SHARE on this row to insert a row naming it, and waits; after the commit its
+    // foreign key finds the user gone and it fails (404), instead of slipping in between the steps and the DELETE,
+    // where the cascade would remove its row with no tombstone, no push and a counter left one too high.
+    const { rows: locked } = await tx.execute<{ password_hash: string }>(sql`SELECT password_hash FROM users WHERE id = ${userId} FOR UPDATE`);
     if (!locked.length) throw notFound();
     // The password changed between the check and the lock: the check was of a password that no longer opens the account.
     if (locked[0].password_hash !== rows[0].password_hash) throw fieldError('password', WRONG_PASSWORD);

@@ -18,13 +18,15 @@ export async function announceExpiredPolls(now: Date = new Date()): Promise<numb
   let announced = 0;
   for (;;) {
     const n = await transaction(platform.db, async (tx, events) => {
+      // A post hidden by moderation: its own room only (its author's devices), not its location's or community's.
       const { rows } = await tx.execute<{ post_id: string; location_id: string | null; community_id: string | null }>(sql`
         UPDATE polls pl SET expiry_announced_at = now()
         FROM posts p
         WHERE p.id = pl.post_id AND pl.id IN (
           SELECT id FROM polls WHERE expiry_announced_at IS NULL AND expires_at <= ${now.toISOString()}::timestamptz
           ORDER BY expires_at LIMIT ${BATCH} FOR UPDATE SKIP LOCKED)
-        RETURNING pl.post_id, p.location_id, p.community_id`);
+        RETURNING pl.post_id, CASE WHEN p.hidden_at IS NULL THEN p.location_id END AS location_id,
+          CASE WHEN p.hidden_at IS NULL THEN p.community_id END AS community_id`);
       const pollsByPost = await loadPollsOfPosts(rows.map((r) => r.post_id), null, tx);
       for (const row of rows) {
         const poll = pollsByPost.get(row.post_id);

@@ -314,10 +314,10 @@ export async function findAuthorLocation(userId: string, db: DbOrTx = currentDb(
   return rows[0] ?? null;
 }
 
-/** Current counters of a post (the coalesced `post:stats` reads them when it fires). */
+/** Current counters of a post (the coalesced `post:stats` reads them when it fires), and whether moderation hid it. */
 export async function findPostStats(id: string, db: DbOrTx = currentDb()) {
-  const { rows } = await db.execute<{ likes_count: number; comments_count: number; views_count: number; location_id: string | null; community_id: string | null }>(
-    sql`SELECT likes_count, comments_count, views_count, location_id, community_id FROM posts WHERE id = ${id}::uuid`,
+  const { rows } = await db.execute<{ likes_count: number; comments_count: number; views_count: number; location_id: string | null; community_id: string | null; hidden: boolean }>(
+    sql`SELECT likes_count, comments_count, views_count, location_id, community_id, hidden_at IS NOT NULL AS hidden FROM posts WHERE id = ${id}::uuid`,
   );
   return rows[0] ?? null;
 }

@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import type { AuthedContext } from '../../core/context.js';
 import { AppError, fieldError, notFound } from '../../core/errors.js';
 import { pageParams, paginated } from '../../core/pagination.js';
@@ -40,6 +41,10 @@ export async function resolveReport(ctx: AuthedContext, caseId: string, input: {
     if (input.action === 'suspend') {
       if (!ownerId) throw fieldError('action', 'The account behind this no longer exists.');
       if (ownerId === ctx.user.id) throw fieldError('action', 'You cannot suspend yourself.');
+      // Deactivating staff is an administrator's decision (PATCH /api/admin/users/ is admin-only): a report of a
+      // staff member's content does not let another staff member do it.
+      const { rows: owner } = await tx.execute<{ privileged: boolean }>(sql`SELECT is_staff OR is_admin AS privileged FROM users WHERE id = ${ownerId}::uuid`);
+      if (owner[0]?.privileged && !ctx.user.isAdmin) throw fieldError('action', 'Only an administrator can suspend a staff account.');
       await deactivateUser(tx, events, ownerId);
     }
     if (input.action === 'hide' || input.action === 'suspend') await hideContent(tx, events, targetType, targetId);
