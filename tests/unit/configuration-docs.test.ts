@@ -1,8 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { configSchema, loadConfig } from '../../src/platform/config.js';
-import { operations } from '../../src/registry.js';
-import { limitsTable } from '../../src/core/limits-table.js';
+import { configuredLimitsTable } from '../../scripts/limits-table.js';
 
 /** docs/configuration.md is where operators look: every setting the service reads has its row there. */
 test('when the service reads a setting, then docs/configuration.md documents it', () => {
@@ -14,17 +13,6 @@ test('when the service reads a setting, then docs/configuration.md documents it'
 /** docs/limits.md's table is generated (`npm run limits:table`): a new or changed operation regenerates it. */
 test('when the registry and the default settings are read, then docs/limits.md holds their limits table as generated', () => {
   const docs = fs.readFileSync(path.join(process.cwd(), 'docs/limits.md'), 'utf8');
-  const config = loadConfig({});
-  const table = limitsTable(
-    operations,
-    {
-      maxConnectionsPerUser: config.SOCKET_MAX_CONNECTIONS_PER_USER,
-      maxConnectionsPerIp: config.SOCKET_MAX_CONNECTIONS_PER_IP,
-      eventsPerSecond: config.SOCKET_EVENTS_PER_SECOND,
-      maxPayloadBytes: config.SOCKET_MAX_PAYLOAD_BYTES,
-      maxSubscriptions: config.SOCKET_MAX_SUBSCRIPTIONS,
-    },
-    { readsPerMinute: config.RATE_LIMIT_DEFAULT_READS_PER_MINUTE, writesPerMinute: config.RATE_LIMIT_DEFAULT_WRITES_PER_MINUTE },
-  );
+  const table = configuredLimitsTable(loadConfig({}));
   expect(docs).toContain(table.trim());
 });

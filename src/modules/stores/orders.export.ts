@@ -1,39 +1,9 @@
 import { sql } from 'drizzle-orm';
 import { platform } from '../../platform/index.js';
-import type { OrderRow } from '../../models/index.js';
 import type { ExportSection } from '../leaving/leaving.types.js';
 import { olderThan, positionAt, withPositions } from '../leaving/export-paging.js';
 import { serializeOrder, zOrderBody } from './orders.serializer.js';
-
-type OrderSqlRow = {
-  id: string;
-  user_id: string | null;
-  product_id: string | null;
-  store_id: string | null;
-  seller_id: string | null;
-  quantity: number;
-  unit_price: string;
-  total_price: string;
-  status: OrderRow['status'];
-  created_at: Date;
-  updated_at: Date;
-  at: string;
-  position_id: string;
-};
-
-const toOrder = (r: OrderSqlRow): OrderRow => ({
-  id: r.id,
-  userId: r.user_id,
-  productId: r.product_id,
-  storeId: r.store_id,
-  sellerId: r.seller_id,
-  quantity: r.quantity,
-  unitPrice: r.unit_price,
-  totalPrice: r.total_price,
-  status: r.status,
-  createdAt: new Date(r.created_at),
-  updatedAt: new Date(r.updated_at),
-});
+import { toOrder, type OrderSqlRow } from './orders.queries.js';
 
 /** The caller's orders as a buyer, or the orders its stores received, in the shape the order list answers. */
 function ordersExport(name: string, party: 'user_id' | 'seller_id'): ExportSection {
@@ -42,7 +12,7 @@ function ordersExport(name: string, party: 'user_id' | 'seller_id'): ExportSecti
     name,
     item: zOrderBody,
     async load(viewer, page) {
-      const { rows } = await platform.db.execute<OrderSqlRow>(sql`
+      const { rows } = await platform.db.execute<OrderSqlRow & { position_id: string }>(sql`
         SELECT id, user_id, product_id, store_id, seller_id, quantity, unit_price::text AS unit_price, total_price::text AS total_price,
           status, created_at, updated_at, id AS position_id, ${positionAt(sql`created_at`)} AS at
         FROM orders WHERE ${column} = ${viewer.userId} AND ${olderThan(sql`created_at`, sql`id`, page.before)}

@@ -2,7 +2,8 @@ import { sql } from 'drizzle-orm';
 import { currentDb } from '../../platform/db.js';
 import type { OrderRow } from '../../models/index.js';
 
-interface OrderSqlRow extends Record<string, unknown> {
+/** An order as SQL reads it (`at`: the row's position where a list pages by one), and its model shape. */
+export interface OrderSqlRow extends Record<string, unknown> {
   id: string;
   user_id: string | null;
   product_id: string | null;
@@ -17,7 +18,7 @@ interface OrderSqlRow extends Record<string, unknown> {
   at: string;
 }
 
-const toOrder = (r: OrderSqlRow): OrderRow => ({
+export const toOrder = (r: OrderSqlRow): OrderRow => ({
   id: r.id,
   userId: r.user_id,
   productId: r.product_id,
