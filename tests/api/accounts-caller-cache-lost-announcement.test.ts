@@ -1,6 +1,6 @@
 import { aUser } from '../builders/users.js';
 import { describeWithRedis, eventually, nextEvent, unique, type TestApp } from '../helpers/test-app.js';
-import { startCluster, type TestCluster } from '../helpers/cluster.js';
+import { startCluster, type TestCluster, CLUSTER_START_TIMEOUT_MS } from '../helpers/cluster.js';
 import { sql } from '../helpers/sql.js';
 import { ACCESS_CHANGE_POLL_MS } from '../../src/realtime/access-change-poll.js';
 import type { NodeMessage } from '../../src/realtime/node.js';
@@ -28,7 +28,7 @@ describeWithRedis('two nodes whose caller_changed announcements are lost', () =>
     };
     cluster = await startCluster({}, { ADMIN_EMAIL, ADMIN_PASSWORD }, { realtimeA: { sendToOtherNodes: loseCallerChanges } });
     adminToken = (await cluster.a.rest('POST', '/api/auth/login/', { body: { username: ADMIN_EMAIL, password: ADMIN_PASSWORD } })).body.access_token;
-  });
+  }, CLUSTER_START_TIMEOUT_MS);
   afterAll(async () => {
     await cluster?.stop();
   });

@@ -3,7 +3,7 @@ import crypto from 'node:crypto';
 import { aUser } from '../builders/users.js';
 import { sql } from '../helpers/sql.js';
 import { describeWithRedis, eventually, startTestApp, unique, type TestApp } from '../helpers/test-app.js';
-import { startCluster, type TestCluster } from '../helpers/cluster.js';
+import { startCluster, type TestCluster, CLUSTER_START_TIMEOUT_MS } from '../helpers/cluster.js';
 import { startTcpProxy, targetOf, type TcpProxy } from '../helpers/tcp-proxy.js';
 import { accessReads, accessUserCache, signAccessToken } from '../../src/modules/accounts/tokens.js';
 
@@ -90,7 +90,7 @@ describeWithRedis('two nodes and Redis', () => {
     proxy = await startTcpProxy(targetOf(process.env.REDIS_URL!));
     cluster = await startCluster({ REDIS_URL: proxy.through(process.env.REDIS_URL!) }, { ADMIN_EMAIL, ADMIN_PASSWORD });
     adminToken = (await cluster.a.rest('POST', '/api/auth/login/', { body: { username: ADMIN_EMAIL, password: ADMIN_PASSWORD } })).body.access_token;
-  });
+  }, CLUSTER_START_TIMEOUT_MS);
   afterAll(async () => {
     await proxy.restore();
     await cluster?.stop();

@@ -3,6 +3,7 @@ import { jest } from '@jest/globals';
 import { describeWithRedis, nextEvent, noEvent, startTestApp, type TestApp } from '../helpers/test-app.js';
 import { aResident } from '../builders/locations.js';
 import { aConversation } from '../builders/messages.js';
+import { CLUSTER_START_TIMEOUT_MS } from '../helpers/cluster.js';
 
 /**
  * Two nodes sharing one database and one Redis (node B in its own module registry, as if another process):
@@ -21,7 +22,7 @@ describeWithRedis('messages across nodes', () => {
     });
     // Two nodes start (the second loads the whole app again in its own registry): more than the default 30 s on a
     // loaded machine.
-  }, 90_000);
+  }, CLUSTER_START_TIMEOUT_MS);
   afterAll(async () => {
     await nodeB?.stop();
     await nodeA?.stop();

@@ -5,7 +5,7 @@ import { platform } from '../../src/platform/index.js';
 import { domainEvents } from '../../src/core/events.js';
 import { sql } from '../helpers/sql.js';
 import { describeWithRedis, eventually, nextEvent, type TestApp } from '../helpers/test-app.js';
-import { startCluster, type TestCluster } from '../helpers/cluster.js';
+import { startCluster, type TestCluster, CLUSTER_START_TIMEOUT_MS } from '../helpers/cluster.js';
 import { startTcpProxy, targetOf, type TcpProxy } from '../helpers/tcp-proxy.js';
 import { aResident } from '../builders/locations.js';
 import { aNotification } from '../builders/notifications.js';
@@ -22,7 +22,7 @@ for (const adapter of ['classic', 'sharded'] as const) {
     beforeAll(async () => {
       proxy = await startTcpProxy(targetOf(process.env.REDIS_URL!));
       cluster = await startCluster({ REDIS_URL: proxy.through(process.env.REDIS_URL!), REDIS_ADAPTER: adapter });
-    });
+    }, CLUSTER_START_TIMEOUT_MS);
     afterAll(async () => {
       await proxy.restore();
       await cluster?.stop();

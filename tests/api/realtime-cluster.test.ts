@@ -7,7 +7,7 @@ import { findLocation } from '../../src/modules/locations/locations.queries.js';
 import { locationAudience } from '../../src/realtime/rooms.js';
 import { channelRoom } from '../../src/core/channels.js';
 import { describeWithRedis, eventually, nextEvent, noEvent, type TestApp } from '../helpers/test-app.js';
-import { hears, startCluster, type TestCluster } from '../helpers/cluster.js';
+import { hears, startCluster, type TestCluster, CLUSTER_START_TIMEOUT_MS } from '../helpers/cluster.js';
 import { aNotification } from '../builders/notifications.js';
 import { aLocation, adminEnv, aResident, loginAdmin } from '../builders/locations.js';
 import { aConversation, aMessage } from '../builders/messages.js';
@@ -470,7 +470,7 @@ for (const adapter of ['classic', 'sharded'] as const) {
       const admin = adminEnv();
       const started = await startCluster({ REDIS_ADAPTER: adapter, REFRESH_REUSE_GRACE_SECONDS: '0' }, admin);
       cluster = { ...started, admin: await loginAdmin(started.a, admin) };
-    });
+    }, CLUSTER_START_TIMEOUT_MS);
     afterAll(async () => {
       await cluster?.stop();
     });

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import { io as ioClient, type Socket } from 'socket.io-client';
 import type { Server, Socket as ServerSocket } from 'socket.io';
 import { broadcastWriteCounts } from '../../src/realtime/direct-broadcast.js';
-import { startCluster, type TestCluster } from '../helpers/cluster.js';
+import { startCluster, type TestCluster, CLUSTER_START_TIMEOUT_MS } from '../helpers/cluster.js';
 import { describeWithRedis, eventually, startTestApp, type TestApp } from '../helpers/test-app.js';
 
 /**
@@ -246,7 +246,7 @@ describeWithRedis.each(['classic', 'sharded'])('direct broadcast writes across t
   let cluster: TestCluster;
   beforeAll(async () => {
     cluster = await startCluster({ REDIS_ADAPTER: adapter, METRICS_TOKEN });
-  });
+  }, CLUSTER_START_TIMEOUT_MS);
   afterAll(async () => {
     await cluster?.stop();
   });

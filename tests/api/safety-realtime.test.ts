@@ -1,6 +1,6 @@
 import type { Socket } from 'socket.io-client';
 import { describeWithRedis, eventually, nextEvent, noEvent, type TestApp } from '../helpers/test-app.js';
-import { hears, startCluster, type TestCluster } from '../helpers/cluster.js';
+import { hears, startCluster, type TestCluster, CLUSTER_START_TIMEOUT_MS } from '../helpers/cluster.js';
 import type { TestUser } from '../builders/users.js';
 import { aCity, aResidentAt } from '../builders/feeds.js';
 import { aComment, aPost } from '../builders/posts.js';
@@ -16,7 +16,7 @@ describe.each(['classic', 'sharded'])('live pushes with REDIS_ADAPTER=%s', (adap
     let c: TestCluster;
     beforeAll(async () => {
       c = await startCluster({ REDIS_ADAPTER: adapter, RATE_LIMITS: 'off' });
-    });
+    }, CLUSTER_START_TIMEOUT_MS);
     afterAll(async () => {
       await c?.stop();
     });

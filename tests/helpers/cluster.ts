@@ -17,6 +17,12 @@ export interface TestCluster {
 }
 
 /**
+ * The time a hook that starts a cluster may take: two nodes, each with its migrations check, its Redis adapters and
+ * its listeners, take seconds on an idle machine and more than jest's default 30 s on a loaded CI machine.
+ */
+export const CLUSTER_START_TIMEOUT_MS = 90_000;
+
+/**
  * `shared` goes to both nodes (plus one signing key, as in a deployment); `onlyA` to node A (e.g. ADMIN_EMAIL);
  * `realtimeA` are node A's realtime options (e.g. a `sendToOtherNodes` that loses messages).
  */
