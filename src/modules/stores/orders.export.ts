@@ -12,7 +12,7 @@ function ordersExport(name: string, party: 'user_id' | 'seller_id'): ExportSecti
     name,
     item: zOrderBody,
     async load(viewer, page) {
-      const { rows } = await platform.db.execute<OrderSqlRow & { position_id: string }>(sql`
+      const { rows } = await platform.db.execute<OrderSqlRow & { at: string; position_id: string }>(sql`
         SELECT id, user_id, product_id, store_id, seller_id, quantity, unit_price::text AS unit_price, total_price::text AS total_price,
           status, created_at, updated_at, id AS position_id, ${positionAt(sql`created_at`)} AS at
         FROM orders WHERE ${column} = ${viewer.userId} AND ${olderThan(sql`created_at`, sql`id`, page.before)}

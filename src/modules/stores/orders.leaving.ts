@@ -3,21 +3,8 @@ import type { OrderRow } from '../../models/index.js';
 import type { AccountDeletionStep } from '../leaving/leaving.types.js';
 import { notifyEach, type NewNotification } from '../notifications/notifications.service.js';
 import { serializeOrder } from './orders.serializer.js';
+import { toOrder, type OrderSqlRow } from './orders.queries.js';
 import './orders.service.js';
-
-type CancelledRow = {
-  id: string;
-  user_id: string | null;
-  product_id: string | null;
-  store_id: string | null;
-  seller_id: string | null;
-  quantity: number;
-  unit_price: string;
-  total_price: string;
-  created_at: Date;
-  updated_at: Date;
-  product_name: string | null;
-};
 
 /**
  * Orders stay with the other party, the person removed (the foreign keys clear `user_id` or `seller_id` when the
@@ -37,7 +24,7 @@ export const ordersLeaving: AccountDeletionStep = {
       SELECT id FROM products WHERE id IN (
         SELECT product_id FROM orders WHERE user_id = ${userId} AND status IN ('pending', 'processing'))
       ORDER BY id FOR NO KEY UPDATE`);
-    const { rows } = await tx.execute<CancelledRow>(sql`
+    const { rows } = await tx.execute<OrderSqlRow & { product_name: string | null }>(sql`
       WITH cancelled AS (
         UPDATE orders SET status = 'cancelled', updated_at = now()
         WHERE (user_id = ${userId} OR seller_id = ${userId}) AND status IN ('pending', 'processing')
@@ -49,7 +36,7 @@ export const ordersLeaving: AccountDeletionStep = {
         WHERE p.id = x.product_id
       )
       SELECT c.id, c.user_id, c.product_id, c.store_id, c.seller_id, c.quantity, c.unit_price::text AS unit_price,
-        c.total_price::text AS total_price, c.created_at, c.updated_at, pr.name AS product_name
+        c.total_price::text AS total_price, c.status, c.created_at, c.updated_at, pr.name AS product_name
       FROM cancelled c LEFT JOIN products pr ON pr.id = c.product_id
       ORDER BY c.created_at, c.id`);
     const told: NewNotification[] = [];
@@ -67,17 +54,11 @@ export const ordersLeaving: AccountDeletionStep = {
       });
       // The order as the other party will read it: the person who left is no longer on it.
       const order: OrderRow = {
-        id: r.id,
+        ...toOrder(r),
         userId: buyerLeft ? null : r.user_id,
         productId: buyerLeft ? r.product_id : null,
         storeId: buyerLeft ? r.store_id : null,
         sellerId: buyerLeft ? r.seller_id : null,
-        quantity: r.quantity,
-        unitPrice: r.unit_price,
-        totalPrice: r.total_price,
-        status: 'cancelled',
-        createdAt: new Date(r.created_at),
-        updatedAt: new Date(r.updated_at),
       };
       events.add('order.updated', { recipientId, order: serializeOrder(order) });
     }

@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { currentDb } from '../../platform/db.js';
 import type { OrderRow } from '../../models/index.js';
 
-/** An order as SQL reads it (`at`: the row's position where a list pages by one), and its model shape. */
+/** An order's columns as SQL reads them (money as text), and its model shape. */
 export interface OrderSqlRow extends Record<string, unknown> {
   id: string;
   user_id: string | null;
@@ -15,7 +15,6 @@ export interface OrderSqlRow extends Record<string, unknown> {
   status: OrderRow['status'];
   created_at: Date | string;
   updated_at: Date | string;
-  at: string;
 }
 
 export const toOrder = (r: OrderSqlRow): OrderRow => ({
@@ -46,7 +45,7 @@ export async function ordersChangedAfter(
   const position = sql`(${after.at}::timestamptz, ${after.id}::uuid)`;
   const columns = sql`id, user_id, product_id, store_id, seller_id, quantity, unit_price::text AS unit_price, total_price::text AS total_price,
     status, created_at, updated_at, to_char(updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS at`;
-  const result = await currentDb().execute<OrderSqlRow>(sql`
+  const result = await currentDb().execute<OrderSqlRow & { at: string }>(sql`
     SELECT * FROM (
       (SELECT ${columns} FROM orders WHERE user_id = ${userId} AND (updated_at, id) > ${position} ORDER BY updated_at, id LIMIT ${limit})
       UNION ALL
