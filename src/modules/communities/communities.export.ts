@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { platform } from '../../platform/index.js';
 import type { ExportSection } from '../leaving/leaving.types.js';
-import { olderThan, positionAt, withPositions } from '../leaving/export-paging.js';
+import { olderThan, ownedRowsPage, positionAt, withPositions } from '../leaving/export-paging.js';
 import { findCommunitiesByIds } from './communities.queries.js';
 import { serializeCommunity, zCommunityBody } from './communities.serializer.js';
 
@@ -10,17 +10,12 @@ import { serializeCommunity, zCommunityBody } from './communities.serializer.js'
 export const communitiesOwnedExport: ExportSection = {
   name: 'communities_owned',
   item: zCommunityBody,
-  async load(viewer, page) {
-    const { rows } = await platform.db.execute<{ id: string; at: string; position_id: string }>(sql`
-      SELECT id, id AS position_id, ${positionAt(sql`created_at`)} AS at FROM communities
-      WHERE owner_id = ${viewer.userId} AND ${olderThan(sql`created_at`, sql`id`, page.before)}
-      ORDER BY created_at DESC, id DESC LIMIT ${page.limit}`);
-    const found = new Map((await findCommunitiesByIds(rows.map((r) => r.id), platform.db)).map((c) => [c.id, c]));
-    return withPositions(
-      rows.filter((r) => found.has(r.id)),
-      (r) => serializeCommunity(found.get(r.id)!, viewer, true),
-    );
-  },
+  load: (viewer, page) =>
+    ownedRowsPage(
+      { from: sql`communities t`, owned: sql`t.owner_id = ${viewer.userId}`, ...page },
+      (ids) => findCommunitiesByIds(ids, platform.db),
+      (community) => serializeCommunity(community, viewer, true),
+    ),
 };
 
 export const communityMembershipsExport: ExportSection = {

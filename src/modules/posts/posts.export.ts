@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { platform } from '../../platform/index.js';
 import type { ExportSection } from '../leaving/leaving.types.js';
-import { olderThan, positionAt, withPositions } from '../leaving/export-paging.js';
+import { olderThan, ownedRowsPage, positionAt, withPositions } from '../leaving/export-paging.js';
 import { loadPosts } from './posts.queries.js';
 import { serializePost, zPostBody } from './posts.serializer.js';
 import { reactionsExport } from './reactions.export.js';
@@ -15,17 +15,12 @@ import { reactionsExport } from './reactions.export.js';
 export const postsExport: ExportSection = {
   name: 'posts',
   item: zPostBody,
-  async load(viewer, page) {
-    const { rows } = await platform.db.execute<{ id: string; at: string; position_id: string }>(sql`
-      SELECT id, id AS position_id, ${positionAt(sql`created_at`)} AS at FROM posts
-      WHERE user_id = ${viewer.userId} AND ${olderThan(sql`created_at`, sql`id`, page.before)}
-      ORDER BY created_at DESC, id DESC LIMIT ${page.limit}`);
-    const posts = new Map((await loadPosts(rows.map((r) => r.id), viewer.userId, platform.db, viewer.baseUrl)).map((p) => [p.id, p]));
-    return withPositions(
-      rows.filter((r) => posts.has(r.id)),
-      (r) => serializePost(posts.get(r.id)!, viewer),
-    );
-  },
+  load: (viewer, page) =>
+    ownedRowsPage(
+      { from: sql`posts t`, owned: sql`t.user_id = ${viewer.userId}`, ...page },
+      (ids) => loadPosts(ids, viewer.userId, platform.db, viewer.baseUrl),
+      (post) => serializePost(post, viewer),
+    ),
 };
 
 export const postLikesExport = reactionsExport('post_likes', { table: 'post_likes', targetColumn: 'post_id' }, 'post');

@@ -1,8 +1,8 @@
 import { sql } from 'drizzle-orm';
 import { platform } from '../../platform/index.js';
 import type { ExportSection } from '../leaving/leaving.types.js';
-import { olderThan, positionAt, withPositions } from '../leaving/export-paging.js';
-import { findStore } from './stores.queries.js';
+import { olderThan, ownedRowsPage, positionAt, withPositions } from '../leaving/export-paging.js';
+import { findStoresByIds } from './stores.queries.js';
 import { serializeStore, zStoreBody } from './stores.serializer.js';
 import { findProductsByIds } from './products.queries.js';
 import { serializeProduct, zProductBody } from './products.serializer.js';
@@ -13,35 +13,23 @@ import { serializeReview, zReviewBody } from './reviews.serializer.js';
 export const storesExport: ExportSection = {
   name: 'stores',
   item: zStoreBody,
-  async load(viewer, page) {
-    const { rows } = await platform.db.execute<{ id: string; at: string; position_id: string }>(sql`
-      SELECT id, id AS position_id, ${positionAt(sql`created_at`)} AS at FROM stores
-      WHERE owner_id = ${viewer.userId} AND ${olderThan(sql`created_at`, sql`id`, page.before)}
-      ORDER BY created_at DESC, id DESC LIMIT ${page.limit}`);
-    // A person owns a handful of stores: one read each is cheaper than a second way of reading a store.
-    const found = await Promise.all(rows.map((r) => findStore(r.id, platform.db)));
-    const stores = new Map(found.filter((s) => s !== null).map((s) => [s.id, s]));
-    return withPositions(
-      rows.filter((r) => stores.has(r.id)),
-      (r) => serializeStore(stores.get(r.id)!, viewer),
-    );
-  },
+  load: (viewer, page) =>
+    ownedRowsPage(
+      { from: sql`stores t`, owned: sql`t.owner_id = ${viewer.userId}`, ...page },
+      (ids) => findStoresByIds(ids, platform.db),
+      (store) => serializeStore(store, viewer),
+    ),
 };
 
 export const productsExport: ExportSection = {
   name: 'products',
   item: zProductBody,
-  async load(viewer, page) {
-    const { rows } = await platform.db.execute<{ id: string; at: string; position_id: string }>(sql`
-      SELECT p.id, p.id AS position_id, ${positionAt(sql`p.created_at`)} AS at FROM products p JOIN stores s ON s.id = p.store_id
-      WHERE s.owner_id = ${viewer.userId} AND ${olderThan(sql`p.created_at`, sql`p.id`, page.before)}
-      ORDER BY p.created_at DESC, p.id DESC LIMIT ${page.limit}`);
-    const products = new Map((await findProductsByIds(rows.map((r) => r.id))).map((p) => [p.id, p]));
-    return withPositions(
-      rows.filter((r) => products.has(r.id)),
-      (r) => serializeProduct(products.get(r.id)!, viewer),
-    );
-  },
+  load: (viewer, page) =>
+    ownedRowsPage(
+      { from: sql`products t JOIN stores s ON s.id = t.store_id`, owned: sql`s.owner_id = ${viewer.userId}`, ...page },
+      (ids) => findProductsByIds(ids),
+      (product) => serializeProduct(product, viewer),
+    ),
 };
 
 export const reviewsExport: ExportSection = {

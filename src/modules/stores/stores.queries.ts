@@ -1,4 +1,4 @@
-import { and, desc, eq, sql, type SQL } from 'drizzle-orm';
+import { and, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import { currentDb, type DbOrTx, type Tx } from '../../platform/db.js';
 import { communities, locations, stores, users } from '../../models/index.js';
 import type { StoreWithRelations } from './stores.serializer.js';
@@ -28,6 +28,12 @@ export async function communityExists(id: string, db: DbOrTx = currentDb()): Pro
 export async function findStore(id: string, db: DbOrTx = currentDb()): Promise<StoreWithRelations | null> {
   const [row] = await selectStores(db).where(eq(stores.id, id)).limit(1);
   return row ? toStore(row) : null;
+}
+
+/** Stores by id, as `findStore` reads one, in one statement (unknown ids are left out). */
+export async function findStoresByIds(ids: readonly string[], db: DbOrTx = currentDb()): Promise<StoreWithRelations[]> {
+  if (!ids.length) return [];
+  return (await selectStores(db).where(inArray(stores.id, [...ids]))).map(toStore);
 }
 
 /** The store row locked until the transaction ends (updates of one store run one at a time). */
