@@ -57,8 +57,9 @@ export const domainEventRoutes: DomainEventRoutes = {
   'post.counters_changed': () => undefined,
   // No push: the posts module's fan-out worker notifies the community's members, who hear notification:created.
   'community_post.fanout_queued': () => undefined,
-  'post.stats': ({ io }, { stats, locationId, communityId }) => emitTo(io, [postRoom(stats.post_id), ...postHomeAudience(locationId, communityId)], 'post:stats', stats),
-  'comment.created': ({ io }, { postId, comment }) => io.to(postRoom(postId)).except(hidingRoom(comment.user.id)).emit('comment:created', comment),
+  'post.stats': ({ io }, { stats, authorId, locationId, communityId }) =>
+    aboutPost(io, [postRoom(stats.post_id), ...postHomeAudience(locationId, communityId)], [authorId]).emit('post:stats', stats),
+  'comment.created': ({ io }, { postId, authorId, comment }) => aboutPost(io, [postRoom(postId)], [authorId, comment.user.id]).emit('comment:created', comment),
   // Every device of the viewer, on every node, enters or leaves the author's hiding room.
   'safety.hiding_changed': ({ io }, { changes }) => {
     for (const { viewerId, authorId, hidden } of changes) {
@@ -66,7 +67,7 @@ export const domainEventRoutes: DomainEventRoutes = {
       else io.in(userRoom(viewerId)).socketsLeave(hidingRoom(authorId));
     }
   },
-  'poll.updated': ({ io }, { postId, pollData }) => io.to(postRoom(postId)).emit('poll:updated', { post_id: postId, poll_data: pollData }),
+  'poll.updated': ({ io }, { postId, authorId, pollData }) => aboutPost(io, [postRoom(postId)], [authorId]).emit('poll:updated', { post_id: postId, poll_data: pollData }),
   // After its posts' post:deleted (raised before it in the same transaction): the room hears the end, then every
   // socket leaves it, on every node (the adapter carries socketsLeave as it carries emits, in order).
   'community.deleted': ({ io }, { communityId }) => {
@@ -74,11 +75,19 @@ export const domainEventRoutes: DomainEventRoutes = {
     io.to(room).emit('community:deleted', { id: communityId });
     io.in(room).socketsLeave(room);
   },
-  'poll.expired': ({ io }, { postId, locationId, communityId, pollData }) =>
-    emitTo(io, [postRoom(postId), ...postHomeAudience(locationId, communityId)], 'poll:expired', { post_id: postId, poll_data: pollData }),
+  'poll.expired': ({ io }, { postId, authorId, locationId, communityId, pollData }) =>
+    aboutPost(io, [postRoom(postId), ...postHomeAudience(locationId, communityId)], [authorId]).emit('poll:expired', { post_id: postId, poll_data: pollData }),
 };
 
 /** One emit to several rooms: a socket in more than one of them hears it once. */
+/**
+ * A push about a post (its stats, its poll, a comment on it) to `rooms` (never empty: the post's own room is one),
+ * except the sockets that hide any of `authors` (DESIGN.md section 9): a block either way, or a mute.
+ */
+function aboutPost(io: RealtimeNode['io'], rooms: string[], authors: string[]) {
+  return io.to(rooms).except(authors.map(hidingRoom));
+}
+
 function emitTo(io: RealtimeNode['io'], rooms: string[], event: string, payload: unknown): void {
   if (rooms.length) io.to(rooms).emit(event, payload);
 }

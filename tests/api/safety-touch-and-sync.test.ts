@@ -1,4 +1,4 @@
-import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { nextEvent, noEvent, startTestApp, type TestApp } from '../helpers/test-app.js';
 import type { TestUser } from '../builders/users.js';
 import { aNeighbourhood, aComment, aPoll, aPost, aResidentOf } from '../builders/posts.js';
 import { aBlock, aMute } from '../builders/safety.js';
@@ -89,6 +89,28 @@ describe('a blocked person cannot touch the other\'s posts and comments', () => 
     expect((await app.rest('POST', `/api/feed/posts/${byAlice.id}/vote_poll/`, { token: bob.token, body: { option_id: byAlice.poll_data.options[0].id } })).status).toBe(200);
     const comment = await aComment(app, alice, byAlice.id);
     expect((await app.rest('POST', `/api/posts/comments/${comment.id}/like/`, { token: bob.token })).status).toBe(200);
+  });
+});
+
+describe('pushes about a blocked person\'s post', () => {
+  test('when alice watched bob\'s post and then blocked him, then its comments, stats and poll results stop reaching her; carol still hears them', async () => {
+    const place = await aNeighbourhood(app);
+    const [alice, bob, carol] = [await aResidentOf(app, place), await aResidentOf(app, place), await aResidentOf(app, place)];
+    const byBob = await aPoll(app, bob);
+    const [aliceSocket, carolSocket] = [await app.socket(alice.token), await app.socket(carol.token)];
+    for (const socket of [aliceSocket, carolSocket]) {
+      expect(await socket.timeout(5000).emitWithAck('subscribe', { channel: 'post', id: byBob.id })).toMatchObject({ status: 200 });
+    }
+    await aBlock(app, alice, bob);
+    // The block's hiding room is joined by alice's sockets after its commit: give the push a moment to land.
+    await new Promise((r) => setTimeout(r, 300));
+
+    const silence = [noEvent(aliceSocket, 'comment:created', 1500), noEvent(aliceSocket, 'post:stats', 1500), noEvent(aliceSocket, 'poll:updated', 1500)];
+    const carolHears = [nextEvent(carolSocket, 'comment:created'), nextEvent(carolSocket, 'post:stats'), nextEvent(carolSocket, 'poll:updated')];
+    await aComment(app, carol, byBob.id);
+    expect((await app.rest('POST', `/api/feed/posts/${byBob.id}/vote_poll/`, { token: carol.token, body: { option_id: byBob.poll_data.options[0].id } })).status).toBe(200);
+    await Promise.all(carolHears);
+    await Promise.all(silence);
   });
 });
 

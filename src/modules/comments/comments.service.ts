@@ -72,7 +72,7 @@ export async function createComment(ctx: AuthedContext, input: NewComment): Prom
     await notifyMentions(tx, events, { text: input.content, actorId: ctx.user.id, actorUsername: ctx.user.username, targetType: 'Comment', targetId: id, alreadyNotified: notified });
 
     const comment = (await loadComment(id, ctx.user.id, tx))!;
-    events.add('comment.created', { postId: input.post, comment: serializeComment(comment, { baseUrl: serverBaseUrl() }) });
+    events.add('comment.created', { postId: input.post, authorId: postAuthor, comment: serializeComment(comment, { baseUrl: serverBaseUrl() }) });
     events.add('post.counters_changed', { postId: input.post });
     return serializeComment(comment, ctx);
   });

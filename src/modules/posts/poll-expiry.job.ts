@@ -19,18 +19,18 @@ export async function announceExpiredPolls(now: Date = new Date()): Promise<numb
   for (;;) {
     const n = await transaction(platform.db, async (tx, events) => {
       // A post hidden by moderation: its own room only (its author's devices), not its location's or community's.
-      const { rows } = await tx.execute<{ post_id: string; location_id: string | null; community_id: string | null }>(sql`
+      const { rows } = await tx.execute<{ post_id: string; user_id: string; location_id: string | null; community_id: string | null }>(sql`
         UPDATE polls pl SET expiry_announced_at = now()
         FROM posts p
         WHERE p.id = pl.post_id AND pl.id IN (
           SELECT id FROM polls WHERE expiry_announced_at IS NULL AND expires_at <= ${now.toISOString()}::timestamptz
           ORDER BY expires_at LIMIT ${BATCH} FOR UPDATE SKIP LOCKED)
-        RETURNING pl.post_id, CASE WHEN p.hidden_at IS NULL THEN p.location_id END AS location_id,
+        RETURNING pl.post_id, p.user_id, CASE WHEN p.hidden_at IS NULL THEN p.location_id END AS location_id,
           CASE WHEN p.hidden_at IS NULL THEN p.community_id END AS community_id`);
       const pollsByPost = await loadPollsOfPosts(rows.map((r) => r.post_id), null, tx);
       for (const row of rows) {
         const poll = pollsByPost.get(row.post_id);
-        if (poll) events.add('poll.expired', { postId: row.post_id, locationId: row.location_id, communityId: row.community_id, pollData: serializePoll(poll, now) });
+        if (poll) events.add('poll.expired', { postId: row.post_id, authorId: row.user_id, locationId: row.location_id, communityId: row.community_id, pollData: serializePoll(poll, now) });
       }
       return rows.length;
     });

@@ -47,7 +47,7 @@ export async function votePoll(ctx: AuthedContext, input: VoteInput): Promise<Vo
   const field = input.option_ids !== undefined ? 'option_ids' : 'option_id';
   const chosen = [...new Set(input.option_ids ?? (input.option_id ? [input.option_id] : []))];
   if (!chosen.length) throw fieldError('option_ids', 'Choose at least one option (option_ids, or option_id on a single-choice poll).');
-  await requireViewablePostById(ctx.user, input.post_id);
+  const post = await requireViewablePostById(ctx.user, input.post_id);
   return transaction(platform.db, async (tx, events) => {
     const { rows } = await tx.execute<{ id: string; allows_multiple_choices: boolean; expires_at: Date; is_poll: boolean }>(sql`
       SELECT pl.id, pl.allows_multiple_choices, pl.expires_at, p.post_type = 'poll' AS is_poll
@@ -84,7 +84,7 @@ export async function votePoll(ctx: AuthedContext, input: VoteInput): Promise<Vo
     }
     const anonymous = (await loadPollsOfPosts([input.post_id], null, tx)).get(input.post_id)!;
     const now = new Date();
-    if (added.length || removed.length) events.add('poll.updated', { postId: input.post_id, pollData: serializePoll(anonymous, now) });
+    if (added.length || removed.length) events.add('poll.updated', { postId: input.post_id, authorId: post.userId, pollData: serializePoll(anonymous, now) });
     return {
       message: 'Vote recorded successfully.',
       voted_options: chosen,

@@ -22,10 +22,12 @@ declare module '../../core/events.js' {
     'post.deleted': { postId: string; locationId: string | null; communityId: string | null; keptFor?: string };
     /** A counter of the post changed; the stats coalescer turns bursts of these into one `post.stats` a second. */
     'post.counters_changed': { postId: string };
-    'post.stats': { stats: PostStats; locationId: string | null; communityId: string | null };
-    'comment.created': { postId: string; comment: CommentBody };
-    'poll.updated': { postId: string; pollData: PollData };
-    'poll.expired': { postId: string; locationId: string | null; communityId: string | null; pollData: PollData };
+    // `authorId`: the post's author. Pushes about a post never reach the sockets that hide its author (a block either
+    // way, a mute), as its post:created does not; a comment's also skip those that hide the comment's author.
+    'post.stats': { stats: PostStats; authorId: string; locationId: string | null; communityId: string | null };
+    'comment.created': { postId: string; authorId: string; comment: CommentBody };
+    'poll.updated': { postId: string; authorId: string; pollData: PollData };
+    'poll.expired': { postId: string; authorId: string; locationId: string | null; communityId: string | null; pollData: PollData };
   }
 }
 

@@ -56,16 +56,17 @@ export const postsLeaving: AccountDeletionStep = {
       UPDATE posts p SET bookmarks_count = greatest(0, p.bookmarks_count - 1) FROM gone WHERE p.id = gone.post_id`);
     for (const { id } of unliked.slice(0, ACCOUNT_PUSH_LIMIT)) events.add('post.counters_changed', { postId: id });
 
-    const { rows: unvoted } = await tx.execute<{ post_id: string }>(sql`
+    const { rows: unvoted } = await tx.execute<{ post_id: string; user_id: string }>(sql`
       WITH gone AS (DELETE FROM poll_votes WHERE user_id = ${userId} RETURNING option_id),
       counted AS (UPDATE poll_options o SET votes_count = greatest(0, o.votes_count - 1) FROM gone WHERE o.id = gone.option_id RETURNING o.poll_id)
-      SELECT DISTINCT pl.post_id FROM counted c JOIN polls pl ON pl.id = c.poll_id`);
+      SELECT DISTINCT pl.post_id, p.user_id FROM counted c JOIN polls pl ON pl.id = c.poll_id JOIN posts p ON p.id = pl.post_id`);
     if (unvoted.length) {
       const pushed = unvoted.slice(0, ACCOUNT_PUSH_LIMIT).map((r) => r.post_id);
       // Read after the counts moved: each push carries the poll as everyone now sees it.
       const polls = await loadPollsOfPosts(pushed, null, tx);
       const now = new Date();
-      for (const [postId, poll] of polls) events.add('poll.updated', { postId, pollData: serializePoll(poll, now) });
+      const authorOf = new Map(unvoted.map((r) => [r.post_id, r.user_id]));
+      for (const [postId, poll] of polls) events.add('poll.updated', { postId, authorId: authorOf.get(postId)!, pollData: serializePoll(poll, now) });
     }
 
     await tx.execute(sql`UPDATE post_views SET user_id = NULL WHERE user_id = ${userId}`);

@@ -316,8 +316,8 @@ export async function findAuthorLocation(userId: string, db: DbOrTx = currentDb(
 
 /** Current counters of a post (the coalesced `post:stats` reads them when it fires), and whether moderation hid it. */
 export async function findPostStats(id: string, db: DbOrTx = currentDb()) {
-  const { rows } = await db.execute<{ likes_count: number; comments_count: number; views_count: number; location_id: string | null; community_id: string | null; hidden: boolean }>(
-    sql`SELECT likes_count, comments_count, views_count, location_id, community_id, hidden_at IS NOT NULL AS hidden FROM posts WHERE id = ${id}::uuid`,
+  const { rows } = await db.execute<{ user_id: string; likes_count: number; comments_count: number; views_count: number; location_id: string | null; community_id: string | null; hidden: boolean }>(
+    sql`SELECT user_id, likes_count, comments_count, views_count, location_id, community_id, hidden_at IS NOT NULL AS hidden FROM posts WHERE id = ${id}::uuid`,
   );
   return rows[0] ?? null;
 }

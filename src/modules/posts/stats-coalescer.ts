@@ -43,6 +43,7 @@ async function push(postId: string): Promise<void> {
     if (!row) return; // deleted meanwhile: post:deleted says so
     domainEvents.publish('post.stats', {
       stats: { post_id: postId, likes_count: row.likes_count, comments_count: row.comments_count, views_count: row.views_count },
+      authorId: row.user_id,
       // A post hidden by moderation is heard of in its own room only, which only its author's devices (and staff)
       // may hold; its location's and community's rooms lost it (post:deleted).
       locationId: row.hidden ? null : row.location_id,
