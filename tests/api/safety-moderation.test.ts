@@ -8,6 +8,7 @@ import { aComment, aNeighbourhood, aPost, aResidentOf, type Neighbourhood } from
 import { aConversation, aMessage } from '../builders/messages.js';
 import { aResident } from '../builders/locations.js';
 import { aReport, established } from '../builders/safety.js';
+import { aCommunity } from '../builders/communities.js';
 import { residentsRoom } from '../../src/realtime/rooms.js';
 import { platform } from '../../src/platform/index.js';
 import { domainEvents } from '../../src/core/events.js';
@@ -281,6 +282,18 @@ describe('what a hidden post and a hidden comment still let through (nothing)', 
     await aComment(app, bob, post.id, { content: 'still mine' });
     expect((await bobHears).content).toBe('still mine');
     await Promise.all(silence);
+  });
+
+  test('when a community post is hidden while its members are still being told of it, then the telling stops', async () => {
+    const owner = await aResident(app);
+    const club = await aCommunity(app, owner);
+    const post = await aPost(app, owner, { community_id: club.id });
+    // The fan-out as a big community leaves it between two batches (the members written so far, the rest to come).
+    await sql(`INSERT INTO community_post_fanouts (post_id, community_id, actor_id, message) VALUES ($1, $2, $3, 'new post')
+      ON CONFLICT (post_id) DO NOTHING`, [post.id, club.id, owner.id]);
+    await aReport(app, await aResident(app), 'post', post.id);
+    expect((await resolve((await caseOf(post.id)).id, { action: 'hide' })).status).toBe(200);
+    expect(await sql('SELECT count(*)::int AS n FROM community_post_fanouts WHERE post_id = $1', [post.id])).toEqual([{ n: 0 }]);
   });
 
   test('when a comment is hidden, then nobody else can reply to it, nor like or bookmark a reply under it; its author still can', async () => {

@@ -43,6 +43,14 @@ export async function queueCommunityPostFanout(tx: Tx, events: PendingEvents, fa
 const NO_USER = '00000000-0000-0000-0000-000000000000';
 
 /**
+ * A post hidden by moderation tells no more members of it: its fan-out, if still under way, stops here (in the
+ * hiding transaction; a batch being written waits for it, then finds the row gone).
+ */
+export async function cancelCommunityPostFanout(tx: Tx, postId: string): Promise<void> {
+  await tx.execute(sql`DELETE FROM community_post_fanouts WHERE post_id = ${postId}::uuid`);
+}
+
+/**
  * Notify the next batch of members. True when there may be more; false when the fan-out is finished (its row is
  * deleted), gone (the post or community was deleted), or being worked on by another runner right now.
  */

@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { PendingEvents } from '../../core/events.js';
 import type { Tx } from '../../platform/db.js';
 import { postScope, recordDeletions } from '../deletions/deletions.service.js';
+import { cancelCommunityPostFanout } from './community-fanout.service.js';
 import './posts.events.js';
 
 /**
@@ -17,6 +18,7 @@ export async function hidePost(tx: Tx, events: PendingEvents, postId: string): P
     UPDATE posts SET hidden_at = now() WHERE id = ${postId}::uuid AND hidden_at IS NULL RETURNING user_id, location_id, community_id`);
   const post = rows[0];
   if (!post) return false;
+  await cancelCommunityPostFanout(tx, postId);
   await recordDeletions(tx, [{ type: 'post', id: postId, authorId: post.user_id, ...postScope(postId, { locationId: post.location_id, communityId: post.community_id }) }]);
   events.add('post.deleted', { postId, locationId: post.location_id, communityId: post.community_id, keptFor: post.user_id });
   return true;
