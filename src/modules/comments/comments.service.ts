@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { AuthedContext, RequestContext } from '../../core/context.js';
-import { fieldError, notFound } from '../../core/errors.js';
+import { AppError, fieldError, notFound } from '../../core/errors.js';
 import { requireOwner } from '../../core/ownership.js';
 import { pageParams, paginated } from '../../core/pagination.js';
 import { serverBaseUrl } from '../../core/server-base-url.js';
@@ -9,10 +9,9 @@ import { transaction } from '../../platform/db.js';
 import { notifyMany } from '../notifications/notifications.service.js';
 import { notifyMentions } from '../posts/mentions.js';
 import { toggleReaction } from '../posts/reactions.js';
-import { findPostHead } from '../posts/posts.queries.js';
 import { mayViewPost, requireViewableComment, requireViewablePostById } from '../posts/post-visibility.js';
-import { isBlockedBetween, moderatedAway } from '../safety/visibility.js';
 import { postScope, recordDeletions } from '../deletions/deletions.service.js';
+import { requireReadableComment } from './comment-visibility.js';
 import { countComments, findCommentHead, listReplies, listTopLevelComments, loadComment, repliesOf, topLevelOf } from './comments.queries.js';
 import { serializeComment, type CommentBody } from './comments.serializer.js';
 import '../posts/posts.events.js';
@@ -35,25 +34,29 @@ export interface NewComment {
  * and the users mentioned, each at most once for this comment.
  */
 export async function createComment(ctx: AuthedContext, input: NewComment): Promise<CommentBody> {
-  // A post that does not exist for the commenter (a block with its author) is answered as a missing one.
-  const head = await findPostHead(input.post);
-  if (!head || !(await mayViewPost(ctx.user, { communityId: head.communityId, authorId: head.userId, hidden: head.hidden }))) throw fieldError('post', 'Post not found.');
   return transaction(platform.db, async (tx, events) => {
-    // Under the post's row lock: a hide that committed since the check above is seen here.
-    const { rows: postRows } = await tx.execute<{ user_id: string; hidden: boolean }>(sql`
-      UPDATE posts SET comments_count = comments_count + 1 WHERE id = ${input.post}::uuid RETURNING user_id, hidden_at IS NOT NULL AS hidden`);
-    if (!postRows.length || moderatedAway(ctx.user, { authorId: postRows[0].user_id, hidden: postRows[0].hidden })) throw fieldError('post', 'Post not found.');
-    const postAuthor = postRows[0].user_id;
+    const { rows: postRows } = await tx.execute<{ user_id: string; community_id: string | null; hidden: boolean }>(sql`
+      UPDATE posts SET comments_count = comments_count + 1 WHERE id = ${input.post}::uuid
+      RETURNING user_id, community_id, hidden_at IS NOT NULL AS hidden`);
+    // Under the post's row lock, by the one post rule: a post that does not exist for the commenter (its audience,
+    // moderation, a block with its author) is answered as a missing one.
+    const row = postRows[0];
+    const post = row && { communityId: row.community_id, authorId: row.user_id, hidden: row.hidden };
+    if (!post || !(await mayViewPost(ctx.user, post))) throw fieldError('post', 'Post not found.');
+    const postAuthor = post.authorId;
     let parentAuthor: string | null = null;
     if (input.parent) {
-      const { rows } = await tx.execute<{ post_id: string; user_id: string; hidden: boolean }>(sql`
-        UPDATE comments SET replies_count = replies_count + 1 WHERE id = ${input.parent}::uuid RETURNING post_id, user_id, hidden_at IS NOT NULL AS hidden`);
+      const { rows } = await tx.execute<{ post_id: string }>(sql`
+        UPDATE comments SET replies_count = replies_count + 1 WHERE id = ${input.parent}::uuid RETURNING post_id`);
       if (!rows.length) throw fieldError('parent', 'Comment not found.');
       if (rows[0].post_id !== input.post) throw fieldError('parent', 'The parent comment belongs to another post.');
-      // A comment hidden by moderation, or of someone in a block with the replier, does not exist for them.
-      if (moderatedAway(ctx.user, { authorId: rows[0].user_id, hidden: rows[0].hidden })) throw fieldError('parent', 'Comment not found.');
-      if (await isBlockedBetween(ctx.user.id, rows[0].user_id, tx)) throw fieldError('parent', 'Comment not found.');
-      parentAuthor = rows[0].user_id;
+      // The rule of reading a comment: hidden by moderation (itself or a comment above it), or written by someone in
+      // a block with the replier, it does not exist for them.
+      const parent = (await findCommentHead(input.parent, tx))!;
+      await requireViewableComment(ctx.user, parent, post).catch((err: unknown) => {
+        throw err instanceof AppError && err.status === 404 ? fieldError('parent', 'Comment not found.') : err;
+      });
+      parentAuthor = parent.authorId;
     }
     const { rows: inserted } = await tx.execute<{ id: string }>(sql`
       INSERT INTO comments (post_id, user_id, parent_id, content)
@@ -122,24 +125,16 @@ export async function listPostComments(ctx: RequestContext, input: { post_id: st
 }
 
 export async function listCommentReplies(ctx: RequestContext, input: { parent_id: string; page?: number; page_size?: number }) {
-  await requireReadableComment(ctx, input.parent_id);
+  await requireReadableComment(ctx.user, input.parent_id);
   const params = pageParams(input, COMMENT_PAGE);
   const { rows, total } = await listReplies(input.parent_id, ctx.user?.id ?? null, params);
   const count = total ?? (await countComments(repliesOf(input.parent_id, ctx.user?.id ?? null)));
   return paginated(ctx, '/api/posts/comments/replies/', params, count, rows.map((c) => serializeComment(c, ctx)), { parent_id: input.parent_id });
 }
 
-/** A comment's replies, likes and bookmarks are for whoever may read the comment itself (404 for an unknown one). */
-async function requireReadableComment(ctx: RequestContext, commentId: string): Promise<void> {
-  const comment = await findCommentHead(commentId);
-  const post = comment && (await findPostHead(comment.postId));
-  if (!comment || !post) throw notFound();
-  await requireViewableComment(ctx.user, comment, { communityId: post.communityId, authorId: post.userId, hidden: post.hidden });
-}
-
 export async function toggleCommentLike(ctx: AuthedContext, commentId: string) {
   // Whoever can read a comment may like or bookmark it (404 otherwise, as for a read).
-  await requireReadableComment(ctx, commentId);
+  await requireReadableComment(ctx.user, commentId);
   const { active, count } = await transaction(platform.db, (tx) =>
     toggleReaction(tx, { table: 'comment_likes', targetColumn: 'comment_id', targetTable: 'comments', counter: 'likes_count' }, commentId, ctx.user.id),
   );
@@ -148,7 +143,7 @@ export async function toggleCommentLike(ctx: AuthedContext, commentId: string) {
 
 export async function toggleCommentBookmark(ctx: AuthedContext, commentId: string) {
   // Whoever can read a comment may like or bookmark it (404 otherwise, as for a read).
-  await requireReadableComment(ctx, commentId);
+  await requireReadableComment(ctx.user, commentId);
   const { active, count } = await transaction(platform.db, (tx) =>
     toggleReaction(tx, { table: 'comment_bookmarks', targetColumn: 'comment_id', targetTable: 'comments', counter: 'bookmarks_count' }, commentId, ctx.user.id),
   );

@@ -2,10 +2,11 @@ import type { AuthedContext } from '../../core/context.js';
 import { notFound } from '../../core/errors.js';
 import { serverBaseUrl } from '../../core/server-base-url.js';
 import type { ReportTargetType } from '../../models/index.js';
-import { loadPost, findPostHead } from '../posts/posts.queries.js';
+import { loadPost } from '../posts/posts.queries.js';
 import { serializePost } from '../posts/posts.serializer.js';
-import { requireViewableComment, requireViewablePost } from '../posts/post-visibility.js';
-import { findCommentHead, loadComment } from '../comments/comments.queries.js';
+import { requireViewablePost } from '../posts/post-visibility.js';
+import { loadComment } from '../comments/comments.queries.js';
+import { requireReadableComment } from '../comments/comment-visibility.js';
 import { serializeComment } from '../comments/comments.serializer.js';
 import { findMessage, isParticipant } from '../messages/messages.queries.js';
 import { serializeMessage } from '../messages/messages.serializer.js';
@@ -46,11 +47,9 @@ const loaders: Record<ReportTargetType, Loader> = {
     return { ownerId: post.author.id, snapshot: serializePost(post, urls()) };
   },
   comment: async (ctx, id) => {
-    const head = await findCommentHead(id);
-    const post = head && (await findPostHead(head.postId));
-    const comment = head && (await loadComment(id, null));
-    if (!head || !post || !comment) throw notFound();
-    await requireViewableComment(ctx.user, head, { communityId: post.communityId, authorId: post.userId, hidden: post.hidden });
+    const { comment: head } = await requireReadableComment(ctx.user, id);
+    const comment = await loadComment(id, null);
+    if (!comment) throw notFound();
     return { ownerId: head.authorId, snapshot: serializeComment(comment, urls()) };
   },
   message: async (ctx, id) => {
