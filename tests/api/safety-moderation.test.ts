@@ -308,6 +308,9 @@ describe('what a hidden post and a hidden comment still let through (nothing)', 
     expect(JSON.stringify(answer.body)).toContain('Comment not found.');
     expect((await app.rest('POST', `/api/posts/comments/${reply.id}/like/`, { token: alice.token })).status).toBe(404);
     expect((await app.rest('POST', `/api/posts/comments/${reply.id}/bookmark/`, { token: alice.token })).status).toBe(404);
+    const deeper = await app.rest('POST', '/api/posts/comments/', { token: alice.token, body: { post: post.id, content: 'deeper', parent: reply.id } });
+    expect(deeper.status).toBe(400);
+    expect(JSON.stringify(deeper.body)).toContain('Comment not found.');
     expect((await app.rest('POST', '/api/posts/comments/', { token: carol.token, body: { post: post.id, content: 'my own thread', parent: comment.id } })).status).toBe(201);
   });
 });
