@@ -1,5 +1,5 @@
 import type { Sync } from './generated/api.js';
-import type { SeenSet } from './seen.js';
+import { type SeenSet } from './seen.js';
 /**
  * What a catch-up hands the app's handlers: the items of every realtime.sync page, as the live events that would
  * have carried them, merged into one stream in the order they happened, without what the handlers already have.

@@ -1,3 +1,4 @@
+import { keysOf } from './seen.js';
 export function deliveriesOf(pages, seen) {
     const planned = new Set();
     const isNew = (key) => !seen.has(key) && !planned.has(key);
@@ -6,14 +7,20 @@ export function deliveriesOf(pages, seen) {
         planned.add(key);
         out.push({ event, payload, at });
     };
+    // The keys are the ones a live event of the same item marks as seen (seen.ts): one scheme for both paths.
     const versioned = (kind, item) => {
-        const version = `${kind}:${item.id}@${item.updated_at}`;
-        if (isNew(`${kind}:${item.id}`)) {
-            planned.add(`${kind}:${item.id}`);
+        const [created, version] = keysOf(`${kind}:created`, item);
+        if (isNew(created)) {
+            planned.add(created);
             push(`${kind}:created`, item, item.created_at, version);
         }
         else if (isNew(version))
             push(`${kind}:updated`, item, item.updated_at, version);
+    };
+    const once = (event, item, at) => {
+        const [key] = keysOf(event, item);
+        if (key && isNew(key))
+            push(event, item, at, key);
     };
     for (const page of pages) {
         for (const n of page.notifications)
@@ -21,15 +28,14 @@ export function deliveriesOf(pages, seen) {
         for (const o of page.orders)
             versioned('order', o);
         for (const m of page.messages)
-            if (isNew(`message:${m.id}`))
-                push('message:created', m, m.created_at, `message:${m.id}`);
+            once('message:created', m, m.created_at);
         for (const p of page.posts)
-            if (isNew(`post:${p.id}`))
-                push('post:created', p, p.created_at, `post:${p.id}`);
+            once('post:created', p, p.created_at);
         for (const d of page.deleted) {
-            const key = `deleted:${d.type}:${d.id}`;
-            if (!isNew(key))
+            const [key] = keysOf('deleted', d);
+            if (!key || !isNew(key))
                 continue;
+            // A post's deletion as it is pushed live (post:deleted {id}); a comment's or message's as the client's `deleted`.
             if (d.type === 'post')
                 push('post:deleted', { id: d.id }, d.deleted_at, key);
             else

@@ -32,21 +32,24 @@ export function keysOf(event, payload) {
     const item = payload;
     if (!item || typeof item !== 'object' || typeof item.id !== 'string')
         return [];
+    // Only strings go into a key: a payload's other values are not trusted to turn into text.
+    const version = typeof item.updated_at === 'string' ? item.updated_at : '';
+    const type = item.type;
     switch (event) {
         case 'post:created':
             return [`post:${item.id}`];
         case 'post:deleted':
             return [`deleted:post:${item.id}`];
         case 'deleted':
-            return [`deleted:${item.type}:${item.id}`];
+            return typeof type === 'string' ? [`deleted:${type}:${item.id}`] : [];
         case 'message:created':
             return [`message:${item.id}`];
         case 'notification:created':
         case 'notification:updated':
-            return [`notification:${item.id}`, `notification:${item.id}@${item.updated_at}`];
+            return [`notification:${item.id}`, `notification:${item.id}@${version}`];
         case 'order:created':
         case 'order:updated':
-            return [`order:${item.id}`, `order:${item.id}@${item.updated_at}`];
+            return [`order:${item.id}`, `order:${item.id}@${version}`];
         default:
             return [];
     }

@@ -340,8 +340,8 @@ class Client implements HyperlocalClient {
     const id = (payload as { id?: unknown } | null)?.id;
     if (name === 'auth:expired') this.session.markRefused();
     // The room is gone with its object: nothing to join again.
-    if (name === 'community:deleted') this.subscriptions.delete(`community:${String(id)}`);
-    if (name === 'post:deleted') this.subscriptions.delete(`post:${String(id)}`);
+    if (typeof id === 'string' && name === 'community:deleted') this.subscriptions.delete(`community:${id}`);
+    if (typeof id === 'string' && name === 'post:deleted') this.subscriptions.delete(`post:${id}`);
     this.live.receive(name, payload);
   }
 

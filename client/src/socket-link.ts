@@ -81,7 +81,13 @@ export class SocketLink {
     });
     this.socket.onAny((name: string, payload: unknown) => {
       heard();
-      listener.event(name, payload);
+      // socket.io calls this outside any handler of ours: whatever a pushed payload holds, nothing may escape here
+      // (in Node an exception thrown from it would end the process).
+      try {
+        listener.event(name, payload);
+      } catch (err) {
+        console.error(`@hyperlocal/client: the pushed event ${String(name)} could not be handled`, err);
+      }
     });
   }
 

@@ -56,3 +56,10 @@ test('when more keys are kept than the limit, then the oldest go first', () => {
   ['a', 'b', 'c'].forEach((k) => seen.add(k));
   expect([seen.has('a'), seen.has('b'), seen.has('c')]).toEqual([false, true, true]);
 });
+
+test('when a pushed payload carries values that cannot become text, then its keys are built without them and nothing throws', () => {
+  const hostile = { toString: 0, valueOf: 0 };
+  expect(keysOf('notification:created', { id: 'n1', updated_at: hostile })).toEqual(['notification:n1', 'notification:n1@']);
+  expect(keysOf('deleted', { id: 'c1', type: hostile })).toEqual([]);
+  expect(keysOf('post:deleted', { id: hostile })).toEqual([]);
+});
