@@ -21,7 +21,8 @@ export function clientAssetsRouter(): express.Router {
   router.use('/client', noSniff);
   router.get('/client/hyperlocal.js', (_req, res) => res.sendFile(path.join(CLIENT_LIB, 'index.js'), { maxAge: '5m' }));
   router.get('/client/socket-io.js', (_req, res) => res.set('Cache-Control', 'public, max-age=300').type('js').send(BROWSER_SOCKET_IO));
-  router.use('/client/vendor', express.static(SOCKET_IO_DIST, assets));
+  // The one file socket-io.js names, not the whole of socket.io's dist (source maps, other builds).
+  router.get('/client/vendor/socket.io.esm.min.js', (_req, res) => res.sendFile(path.join(SOCKET_IO_DIST, 'socket.io.esm.min.js'), { maxAge: '5m' }));
   // The modules themselves; their type declarations (and anything else) are not the browser's business.
   router.use('/client', onlyScripts, express.static(CLIENT_LIB, assets));
   return router;

@@ -123,6 +123,8 @@ describe('GET /display/{location_id}', () => {
     expect(missing.body).toEqual({ detail: 'Not found.' });
     // The client's modules are served, not its type declarations nor anything else of the package.
     for (const other of ['/client/index.d.ts', '/client/../package.json', '/client/']) expect((await app.http().get(other)).status).toBe(404);
+    // Of socket.io's dist, only the bundle the client imports.
+    for (const other of ['/client/vendor/socket.io.esm.min.js.map', '/client/vendor/socket.io.js']) expect((await app.http().get(other)).status).toBe(404);
   });
 });
 
