@@ -55,7 +55,8 @@ describe('POST /api/auth/register/', () => {
   });
 
   test('when the username is a fixed path of the users area, then 400: /api/users/{username} could never show that user', async () => {
-    for (const username of ['profile', 'Search', 'nearby-users', 'update-location']) {
+    // And the dot segments, which a URL parser removes from any path, encoded or not.
+    for (const username of ['profile', 'Search', 'nearby-users', 'update-location', '.', '..']) {
       const res = await callerFrom(app).rest('POST', '/api/auth/register/', { body: registration({ username }) });
       expect(res).toMatchObject({ status: 400, body: { username: ['This username is reserved.'] } });
     }

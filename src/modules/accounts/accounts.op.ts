@@ -11,7 +11,11 @@ const zTokenPair = z.object({ access_token: z.string(), refresh_token: z.string(
 const zSession = zTokenPair.extend({ user: zUserBody }).meta({ id: 'Session' });
 
 /** Names that `/api/users/{username}` could never reach, because a fixed path of the users area has them. */
-const RESERVED_USERNAMES = new Set(['profile', 'search', 'nearby-users', 'update-location']);
+/**
+ * Names a profile path (`/api/users/{username}/`) could not address: the other paths under /api/users/, and the dot
+ * segments, which every URL parser (WHATWG, so browsers, fetch and our client) removes from a path, encoded or not.
+ */
+const RESERVED_USERNAMES = new Set(['profile', 'search', 'nearby-users', 'update-location', '.', '..']);
 
 const zPassword = () => z.string().min(8, 'This password is too short. It must contain at least 8 characters.').max(128, 'Ensure this field has no more than 128 characters.');
 const zEmail = () => z.string().trim().max(254, 'Ensure this field has no more than 254 characters.').pipe(z.email('Enter a valid email address.'));
