@@ -42,51 +42,20 @@ export async function notify(db: DbOrTx, events: PendingEvents, n: NewNotificati
 }
 
 /**
- * Notify many users of one thing, set-based: one INSERT ... SELECT over the recipients' ids (unnest), whose
- * rows are read back in one query (the actor joined); one `notification.created`
- * per recipient joins the pending events, so each recipient's devices hear of it after the commit.
- * Duplicate ids are notified once; the actor is never notified of their own action; ids of users that do
- * not exist (deleted meanwhile) are skipped rather than failing the write that notifies, and so are recipients who
- * must not hear from the actor (a block either way, or a mute by the recipient: src/modules/safety). Answers the
- * bodies in the order of first appearance of each recipient.
+ * Notify many users of one thing: `notifyEach` with one item per recipient. Duplicate ids are notified once; answers
+ * the bodies in the order of first appearance of each recipient (skipped ones left out).
  */
-export async function notifyMany(
-  db: DbOrTx,
-  events: PendingEvents,
-  recipientIds: readonly string[],
-  n: FanOutNotification,
-): Promise<NotificationBody[]> {
-  const recipients = [...new Set(recipientIds)].filter((id) => id !== n.actorId);
-  if (!recipients.length) return [];
-  // The columns named, so a column added later keeps its default; ORDINALITY keeps the recipients' order,
-  // and the join skips ids of users that do not exist.
-  const inserted = await db.execute<{ id: string }>(sql`
-    INSERT INTO ${notifications} (user_id, actor_id, notification_type, target_id, target_type, message)
-    SELECT r.id, ${n.actorId ?? null}::uuid, ${n.type}, ${n.targetId ?? null}::uuid, ${n.targetType ?? null}, ${n.message}
-    FROM unnest(${sql.param(recipients)}::uuid[]) WITH ORDINALITY AS r(id, ord)
-    JOIN ${users} u ON u.id = r.id
-    WHERE ${n.actorId ? notHiddenFrom(sql`r.id`, sql`${n.actorId}::uuid`) : sql`TRUE`}
-    ORDER BY r.ord
-    RETURNING id`);
-  // One read of what the bodies show, the actor joined (the same serializer data as the list).
-  const rows = await findNotificationsByIds(inserted.rows.map((r) => r.id), db);
-  const byRecipient = new Map(rows.map((row) => [row.userId, row]));
-  const bodies: NotificationBody[] = [];
-  for (const recipientId of recipients) {
-    const row = byRecipient.get(recipientId);
-    if (!row) continue;
-    const body = serializeNotification(row, { baseUrl: serverBaseUrl() });
-    events.add('notification.created', { userId: recipientId, notification: body });
-    bodies.push(body);
-  }
-  return bodies;
+export function notifyMany(db: DbOrTx, events: PendingEvents, recipientIds: readonly string[], n: FanOutNotification): Promise<NotificationBody[]> {
+  return notifyEach(db, events, [...new Set(recipientIds)].map((recipientId) => ({ ...n, recipientId })));
 }
 
 /**
- * Several notifications, each with its own recipient, actor, target and words, in one statement (an account deletion
- * tells every other party of its cancelled orders at once), by the rules of `notifyMany`: nobody is told of their own
- * action, recipients that do not exist or must not hear from the actor are skipped. Answers the bodies in the order
- * of `items`, skipped ones left out.
+ * Notifications, each with its own recipient, actor, target and words, set-based: one INSERT ... SELECT over unnest
+ * (ORDINALITY keeps the order), whose rows are read back in one query (the actor joined); one `notification.created`
+ * per row joins the pending events, so each recipient's devices hear of it after the commit. Nobody is told of their
+ * own action; recipients that do not exist (deleted meanwhile) are skipped rather than failing the write that
+ * notifies, and so are recipients who must not hear from the actor (a block either way, or a mute by the recipient:
+ * src/modules/safety). Answers the bodies in the order of `items`, skipped ones left out.
  */
 export async function notifyEach(db: DbOrTx, events: PendingEvents, items: readonly NewNotification[]): Promise<NotificationBody[]> {
   const wanted = items.filter((n) => n.recipientId !== n.actorId);
