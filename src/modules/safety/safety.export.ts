@@ -5,26 +5,21 @@ import type { ExportSection } from '../leaving/leaving.types.js';
 import { olderThan, positionAt, withPositions } from '../leaving/export-paging.js';
 import { BLOCKS, MUTES, type SafetyRelation } from './relations.js';
 import { serializeRelation, zSafetyRelation } from './safety.serializer.js';
+import { selectRelationsOf, toRelationRow, type RawRelationRow } from './safety.queries.js';
 import { serializeReport, zSafetyReport } from './reports.serializer.js';
 import { toReportRow, type RawReportRow } from './reports.queries.js';
 
 /** Whom the caller blocked or muted, in the shape of `GET /api/safety/blocks/` (what the caller sees of them there). */
 function relationsExport(r: SafetyRelation): ExportSection {
-  const table = sql.raw(r.table);
-  const actor = sql.raw(r.actorColumn);
-  const target = sql.raw(r.targetColumn);
   return {
     name: r.kind,
     item: zSafetyRelation,
     async load(viewer, page) {
-      const { rows } = await platform.db.execute<{ id: string; username: string; display_name: string; profile_picture: string | null; created_at: Date; at: string; position_id: string }>(sql`
-        SELECT u.id, u.username, u.display_name, u.profile_picture, r.created_at, u.id AS position_id, ${positionAt(sql`r.created_at`)} AS at
-        FROM ${table} r JOIN users u ON u.id = r.${target}
-        WHERE r.${actor} = ${viewer.userId} AND ${olderThan(sql`r.created_at`, sql`u.id`, page.before)}
+      const { rows } = await platform.db.execute<RawRelationRow & { at: string; position_id: string }>(sql`
+        ${selectRelationsOf(r, viewer.userId, sql`, u.id AS position_id, ${positionAt(sql`r.created_at`)} AS at`)}
+        AND ${olderThan(sql`r.created_at`, sql`u.id`, page.before)}
         ORDER BY r.created_at DESC, u.id DESC LIMIT ${page.limit}`);
-      return withPositions(rows, (row) =>
-        serializeRelation({ id: row.id, username: row.username, displayName: row.display_name, profilePicture: row.profile_picture, createdAt: new Date(row.created_at) }, viewer),
-      );
+      return withPositions(rows, (row) => serializeRelation(toRelationRow(row), viewer));
     },
   };
 }
