@@ -105,11 +105,15 @@ class Client {
         await this.session.ready;
         const refresh = this.tokens.tokens?.refresh;
         // Over a live socket the service also signs that socket out (it goes on anonymous).
-        if (refresh)
-            await this.call('accounts.logout', { refresh }).catch(() => undefined);
-        if (this.link?.connected)
-            this.socketUser = null;
+        const signedOut = refresh ? await this.call('accounts.logout', { refresh }).then(() => true, () => false) : false;
         await this.session.end('logout');
+        if (!this.link?.connected)
+            return;
+        if (signedOut)
+            this.socketUser = null;
+        // The call failed: the socket may still be the user's, hearing their private events. A new, anonymous one.
+        else
+            this.link.reconnect();
     }
     async renew() {
         if (!(await this.session.refresh()))

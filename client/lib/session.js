@@ -94,6 +94,10 @@ export class Session {
             if (!presented)
                 return false;
             const answer = await this.deps.refreshCall(presented.refresh);
+            // The session changed while the call was out (a logout ended it, a login replaced it): the answer belongs to
+            // the old one, and taking it would bring that session back.
+            if (this.deps.tokens.tokens?.refresh !== presented.refresh)
+                return this.deps.tokens.tokens !== null;
             if (answer.status === 200) {
                 await this.store(answer.body);
                 return true;

@@ -184,3 +184,28 @@ test('when the login is wrong, then login rejects with ApiError 401 and its body
   expect(err).toMatchObject({ status: 401, body: { error: 'Invalid credentials' } });
   expect(client.signedIn).toBe(false);
 });
+
+test('when the app signs out while a renewal is on its way, then the renewal\'s late answer does not sign it back in', async () => {
+  const user = await aUser(app);
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  let refreshing!: () => void;
+  const refreshSent = new Promise<void>((resolve) => (refreshing = resolve));
+  // The refresh reaches the service and is answered; its answer is held back until the sign-out is done.
+  const slowRefresh: typeof fetch = async (input, init) => {
+    const answer = await fetch(input, init);
+    if (String(input).includes('/api/auth/refresh/')) {
+      refreshing();
+      await held;
+    }
+    return answer;
+  };
+  const client = aClient({ realtime: false, fetch: slowRefresh });
+  await client.login({ username: user.username, password: user.password });
+  const renewal = client.renew().catch((err: unknown) => err);
+  await refreshSent;
+  await client.logout();
+  release();
+  expect(await renewal).toMatchObject({ status: 401 });
+  expect(client.signedIn).toBe(false);
+});
