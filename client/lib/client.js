@@ -10,7 +10,7 @@ import { SocketLink } from './socket-link.js';
 import { LiveStream } from './live-stream.js';
 import { claimsOf, expiresAtLocal, TokenStore } from './tokens.js';
 import { deliveriesOf } from './catch-up.js';
-import { jitter, sleep } from './sleep.js';
+import { jitter } from './sleep.js';
 /**
  * Nothing a client was offline for is older than the last thing it heard minus this: what the service stamped just
  * before that moment may have committed (and been pushed) just after. Repeats this brings are dropped (SeenSet).
@@ -36,6 +36,9 @@ class Client {
     currentUser = null;
     /** Bumped by every connection and disconnection: a catch-up of an older connection stops. */
     generation = 0;
+    /** The pauses under way (a retry's wait, a catch-up's back-off): close() ends them, timers cleared. */
+    pauses = new Set();
+    closed = false;
     everLive = false;
     /** The server time this session's stream starts at: nothing before it is replayed. */
     baseline = null;
@@ -230,8 +233,8 @@ class Client {
             if (isRetryable(answer.status) && tries < maxRetries) {
                 const wait = retryAfterSeconds(answer.body, answer.retryAfter) ?? 2 ** tries;
                 if (wait <= maxWait) {
-                    await sleep(jitter(Math.max(wait, 0.05) * 1000, 0.1));
-                    continue;
+                    if (await this.pause(jitter(Math.max(wait, 0.05) * 1000, 0.1)))
+                        continue;
                 }
             }
             return answer;
@@ -280,11 +283,32 @@ class Client {
         this.link?.close();
     }
     close() {
+        this.closed = true;
+        for (const end of [...this.pauses])
+            end();
         this.session.stop();
         this.link?.destroy();
         this.generation++;
         this.setStatus('offline');
         this.events.clear();
+    }
+    /**
+     * Wait `ms`; false when the client was closed first (at once, its timer cleared: a closed client neither sends the
+     * retried request nor keeps a Node process alive).
+     */
+    pause(ms) {
+        if (this.closed)
+            return Promise.resolve(false);
+        return new Promise((resolve) => {
+            const end = (done) => {
+                clearTimeout(timer);
+                this.pauses.delete(stop);
+                resolve(done);
+            };
+            const stop = () => end(false);
+            const timer = setTimeout(() => end(true), ms);
+            this.pauses.add(stop);
+        });
     }
     connected() {
         this.refreshedForHandshake = false;
@@ -362,7 +386,7 @@ class Client {
                 if (generation !== this.generation)
                     return;
                 this.events.emit('error', err);
-                await sleep(jitter(Math.min(30_000, 1000 * 2 ** attempt), 0.3));
+                await this.pause(jitter(Math.min(30_000, 1000 * 2 ** attempt), 0.3));
                 if (generation !== this.generation)
                     return;
             }

@@ -10,7 +10,7 @@ import { SocketLink, type Ack } from './socket-link.js';
 import { LiveStream } from './live-stream.js';
 import { claimsOf, expiresAtLocal, TokenStore } from './tokens.js';
 import { deliveriesOf } from './catch-up.js';
-import { jitter, sleep } from './sleep.js';
+import { jitter } from './sleep.js';
 import type { AnswerOf, CallOptions, ClientOptions, EventMap, EventName, HyperlocalClient, InputOf, OperationName, Status, Subscription } from './types.js';
 
 /**
@@ -41,6 +41,9 @@ class Client implements HyperlocalClient {
   private currentUser: User | null = null;
   /** Bumped by every connection and disconnection: a catch-up of an older connection stops. */
   private generation = 0;
+  /** The pauses under way (a retry's wait, a catch-up's back-off): close() ends them, timers cleared. */
+  private readonly pauses = new Set<() => void>();
+  private closed = false;
   private everLive = false;
   /** The server time this session's stream starts at: nothing before it is replayed. */
   private baseline: number | null = null;
@@ -238,8 +241,7 @@ class Client implements HyperlocalClient {
       if (isRetryable(answer.status) && tries < maxRetries) {
         const wait = retryAfterSeconds(answer.body, answer.retryAfter) ?? 2 ** tries;
         if (wait <= maxWait) {
-          await sleep(jitter(Math.max(wait, 0.05) * 1000, 0.1));
-          continue;
+          if (await this.pause(jitter(Math.max(wait, 0.05) * 1000, 0.1))) continue;
         }
       }
       return answer;
@@ -291,11 +293,31 @@ class Client implements HyperlocalClient {
   }
 
   close(): void {
+    this.closed = true;
+    for (const end of [...this.pauses]) end();
     this.session.stop();
     this.link?.destroy();
     this.generation++;
     this.setStatus('offline');
     this.events.clear();
+  }
+
+  /**
+   * Wait `ms`; false when the client was closed first (at once, its timer cleared: a closed client neither sends the
+   * retried request nor keeps a Node process alive).
+   */
+  private pause(ms: number): Promise<boolean> {
+    if (this.closed) return Promise.resolve(false);
+    return new Promise((resolve) => {
+      const end = (done: boolean) => {
+        clearTimeout(timer);
+        this.pauses.delete(stop);
+        resolve(done);
+      };
+      const stop = () => end(false);
+      const timer = setTimeout(() => end(true), ms);
+      this.pauses.add(stop);
+    });
   }
 
   private connected(): void {
@@ -368,7 +390,7 @@ class Client implements HyperlocalClient {
       } catch (err) {
         if (generation !== this.generation) return;
         this.events.emit('error', err as Error);
-        await sleep(jitter(Math.min(30_000, 1000 * 2 ** attempt), 0.3));
+        await this.pause(jitter(Math.min(30_000, 1000 * 2 ** attempt), 0.3));
         if (generation !== this.generation) return;
       }
     }

@@ -69,3 +69,17 @@ test('when the refusals outlast the retries, or the wait asked is over the limit
   expect(err).toBeInstanceOf(ApiError);
   expect(err).toMatchObject({ status: 503, body: { detail: 'Service temporarily unavailable, try again later.' } });
 });
+
+test('when the client is closed while a call waits out a Retry-After, then the call rejects at once and nothing more is sent', async () => {
+  const user = await aUser(app);
+  const { fetchImpl, seen } = refusingFetch(1, 503, '30');
+  const client = createClient({ baseUrl: app.url, realtime: false, fetch: fetchImpl });
+  const call = client.call('users.get', { username: user.username }).catch((e) => e);
+  while (seen.refused === 0) await new Promise((r) => setTimeout(r, 10));
+  const closedAt = Date.now();
+  client.close();
+  expect(await call).toMatchObject({ name: 'ApiError', status: 503 });
+  expect(Date.now() - closedAt).toBeLessThan(1000);
+  await new Promise((r) => setTimeout(r, 100));
+  expect(seen).toEqual({ refused: 1, passed: 0 });
+});
