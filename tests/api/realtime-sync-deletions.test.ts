@@ -9,6 +9,7 @@ import { aConversation } from '../builders/messages.js';
 import type { TestUser } from '../builders/users.js';
 import { aComment, aNeighbourhood, aPost, aResidentOf } from '../builders/posts.js';
 import { aCommunity, joinCommunity } from '../builders/communities.js';
+import { aBlock } from '../builders/safety.js';
 import { channelRoom } from '../../src/core/channels.js';
 import { userRoom } from '../../src/realtime/rooms.js';
 import { platform } from '../../src/platform/index.js';
@@ -152,6 +153,51 @@ describe('a comment deleted', () => {
     // Without the post open, the same user has no reason to know.
     expect((await syncRest(watcher, { since })).body.deleted).toEqual([]);
     expect((await syncOver(await app.socket(stranger.token), { since })).body.deleted).toEqual([]);
+  });
+});
+
+describe('a block made while a phone was away', () => {
+  test('when alice blocks bob, then each one\'s next sync lists the other\'s posts and comments it could see in deleted once, at the block\'s moment, over both transports; carol loses nothing; unblocked, they are listed no more', async () => {
+    const home = await aNeighbourhood(app);
+    const [alice, bob, carol] = [await aResidentOf(app, home), await aResidentOf(app, home), await aResidentOf(app, home)];
+    const byCarol = await aPost(app, carol);
+    const [byAlice, byBob] = [await aPost(app, alice), await aPost(app, bob)];
+    const [aliceComment, bobComment] = [await aComment(app, alice, byCarol.id), await aComment(app, bob, byCarol.id)];
+    // Under bob's own post: his post stands for it, as a deleted post's tombstone stands for its comments.
+    await aComment(app, bob, byBob.id);
+    const bobElsewhere = await aPost(app, await aResidentOf(app));
+    const bobCommentElsewhere = await aComment(app, bob, bobElsewhere.id);
+    const since = await aMomentNow();
+
+    await aBlock(app, alice, bob);
+    // Both blocking each other is still one moment: every item once.
+    await aBlock(app, bob, alice);
+
+    const phone = await app.socket(alice.token);
+    const overSocket = await syncOver(phone, { since });
+    expect(overSocket.status).toBe(200);
+    expect(goneIn(overSocket.body)).toEqual([...gone('post', [byBob.id]), ...gone('comment', [bobComment.id])].sort((a, b) => a.id.localeCompare(b.id)));
+    const moments = new Set(overSocket.body.deleted.map((d: { deleted_at: string }) => d.deleted_at));
+    expect(moments.size).toBe(1);
+    expect(Date.parse([...moments][0] as string)).toBeGreaterThan(Date.parse(since));
+    const overRest = await syncRest(alice, { since });
+    expect({ status: overRest.status, body: overRest.body }).toEqual(overSocket);
+    // Once: the answer's cursor does not give them again.
+    expect((await syncOver(phone, { cursor: overSocket.body.cursor })).body.deleted).toEqual([]);
+    // A comment of bob's under a post outside alice's rooms was never on her screen.
+    expect(JSON.stringify(overSocket.body)).not.toContain(bobCommentElsewhere.id);
+
+    // It works both ways: bob's phone drops alice's post and comment.
+    expect(goneIn((await syncRest(bob, { since })).body)).toEqual([...gone('post', [byAlice.id]), ...gone('comment', [aliceComment.id])].sort((a, b) => a.id.localeCompare(b.id)));
+    // Carol, who blocked nobody, loses nothing, and a sync from after the block lists nothing.
+    expect((await syncRest(carol, { since })).body.deleted).toEqual([]);
+    expect((await syncRest(alice, { since: await aMomentNow() })).body.deleted).toEqual([]);
+
+    // Unblocked both ways, the posts are back: nothing is listed as gone any more.
+    for (const [who, other] of [[alice, bob], [bob, alice]] as const) {
+      expect((await app.rest('DELETE', `/api/safety/blocks/${other.id}/`, { token: who.token })).status).toBe(204);
+    }
+    expect((await syncRest(alice, { since })).body.deleted).toEqual([]);
   });
 });
 

@@ -7,7 +7,7 @@ import type { TestUser } from '../builders/users.js';
 import { aComment, aNeighbourhood, aPost, aResidentOf, type Neighbourhood } from '../builders/posts.js';
 import { aConversation, aMessage } from '../builders/messages.js';
 import { aResident } from '../builders/locations.js';
-import { aReport, established } from '../builders/safety.js';
+import { aBlock, aReport, established } from '../builders/safety.js';
 import { aCommunity } from '../builders/communities.js';
 import { residentsRoom } from '../../src/realtime/rooms.js';
 import { platform } from '../../src/platform/index.js';
@@ -251,6 +251,17 @@ describe('hide', () => {
     expect((await app.rest('GET', '/api/posts/comments/replies/', { token: bob.token, query: { parent_id: comment.id } })).body.results.map((c: any) => c.id)).toEqual([reply.id]);
     expect((await syncSince(carol, since)).body.deleted).toEqual([{ type: 'comment', id: comment.id, deleted_at: expect.any(String) }]);
     expect(place.locationId).toBeDefined();
+  });
+
+  test('when a hidden post\'s author is then blocked by a reader, then that reader\'s sync lists the post in deleted once', async () => {
+    const { alice, carol, bob, post } = await aStreet();
+    const comment = await aComment(app, bob, (await aPost(app, carol)).id);
+    await aReport(app, alice, 'post', post.id);
+    const since = await aMomentNow();
+    expect((await resolve((await caseOf(post.id)).id, { action: 'hide' })).status).toBe(200);
+    await aBlock(app, alice, bob);
+    const deleted = (await syncSince(alice, since)).body.deleted;
+    expect(deleted.map((d: { type: string; id: string }) => `${d.type}:${d.id}`).sort()).toEqual([`comment:${comment.id}`, `post:${post.id}`].sort());
   });
 
   test('when staff try to hide a user, store, product, community or message, then 400 on action and the report stays open', async () => {

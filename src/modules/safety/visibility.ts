@@ -30,6 +30,18 @@ export function notHiddenFrom(viewerId: Viewer, authorColumn: SQL): SQL {
     AND NOT EXISTS (SELECT 1 FROM user_mutes sm WHERE sm.muter_id = ${viewerId}::uuid AND sm.muted_id = ${authorColumn}))`;
 }
 
+/**
+ * Everyone in a block with `userId`, either way, and when the block between them began (the earlier one when both
+ * blocked): rows (other_id, blocked_at). realtime.sync lists the other person's posts and comments that the caller
+ * could see before that moment in `deleted` (DESIGN.md section 5), so a phone that was away drops them.
+ */
+export function blocksWith(userId: string): SQL {
+  return sql`SELECT other_id, min(blocked_at) AS blocked_at FROM (
+      SELECT blocked_id AS other_id, created_at AS blocked_at FROM user_blocks WHERE blocker_id = ${userId}::uuid
+      UNION ALL SELECT blocker_id, created_at FROM user_blocks WHERE blocked_id = ${userId}::uuid) b
+    GROUP BY other_id`;
+}
+
 /** Whether `userId` and any of `otherIds` blocked one another (either way): messages, reads by id. */
 export async function isBlockedWithAny(userId: string | null | undefined, otherIds: readonly string[], db: DbOrTx = currentDb()): Promise<boolean> {
   if (!userId || !otherIds.length) return false;
