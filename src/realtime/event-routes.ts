@@ -1,3 +1,4 @@
+import type { Server } from 'socket.io';
 import type { DomainEvent, DomainEventMap, DomainEventName } from '../core/events.js';
 import type { RealtimeNode } from './node.js';
 import { channelRoom } from '../core/channels.js';
@@ -10,6 +11,18 @@ export { locationAudience, residentsRoom } from './rooms.js';
  * services never touch sockets. Every event has an entry, checked by the compiler: an event that reaches no
  * socket says so and what handles it instead, so a new event cannot be dropped by omission.
  */
+/**
+ * A change of room membership (socketsJoin, socketsLeave, disconnectSockets) on every node, and on this one at once.
+ * The classic Redis adapter publishes these and applies even its own node's part only when the request comes back
+ * from Redis, unlike an emit, which reaches this node's sockets at once: a socket that heard `community:deleted` could
+ * still be in the room it was told it left, and a push right after a block could still reach the blocked person's
+ * sockets on this node. So the local part goes first (`io.local`), then the request to every node (here a no-op).
+ */
+function onThisNodeNowAndEveryNode(io: Server, change: (target: Pick<Server, 'in'>) => void): void {
+  change(io.local);
+  change(io);
+}
+
 type RoutedEventName = Exclude<DomainEventName, `test.${string}`>;
 /** Events named `test.*` are declared by tests to observe the bus; they reach no socket and need no route. */
 type DomainEventRoutes = { [K in RoutedEventName]: (node: RealtimeNode, payload: DomainEventMap[K]) => void };
@@ -31,7 +44,7 @@ export const domainEventRoutes: DomainEventRoutes = {
   // Every device of the user follows it to the new location's residents' room, on every node.
   'user.location_changed': (node, { userId, toLocationId }) => node.broadcast({ kind: 'location_changed', userId, toLocationId }),
   'user.deactivated': (node, { userId }) => {
-    node.io.in(userRoom(userId)).disconnectSockets(true);
+    onThisNodeNowAndEveryNode(node.io, (io) => io.in(userRoom(userId)).disconnectSockets(true));
     node.broadcast({ kind: 'caller_changed', userId });
   },
   // No push: every node drops the cached caller and checks its sockets again.
@@ -50,7 +63,7 @@ export const domainEventRoutes: DomainEventRoutes = {
     const rooms = [postRoom(postId), ...postHomeAudience(locationId, communityId)];
     if (keptFor) {
       io.to(rooms).except(userRoom(keptFor)).emit('post:deleted', { id: postId });
-      io.in(postRoom(postId)).except(userRoom(keptFor)).socketsLeave(postRoom(postId));
+      onThisNodeNowAndEveryNode(io, (target) => target.in(postRoom(postId)).except(userRoom(keptFor)).socketsLeave(postRoom(postId)));
     } else emitTo(io, rooms, 'post:deleted', { id: postId });
   },
   // No push: the posts module's stats coalescer turns bursts of these into at most one post.stats a second.
@@ -63,17 +76,20 @@ export const domainEventRoutes: DomainEventRoutes = {
   // Every device of the viewer, on every node, enters or leaves the author's hiding room.
   'safety.hiding_changed': ({ io }, { changes }) => {
     for (const { viewerId, authorId, hidden } of changes) {
-      if (hidden) io.in(userRoom(viewerId)).socketsJoin(hidingRoom(authorId));
-      else io.in(userRoom(viewerId)).socketsLeave(hidingRoom(authorId));
+      onThisNodeNowAndEveryNode(io, (target) => {
+        if (hidden) target.in(userRoom(viewerId)).socketsJoin(hidingRoom(authorId));
+        else target.in(userRoom(viewerId)).socketsLeave(hidingRoom(authorId));
+      });
     }
   },
   'poll.updated': ({ io }, { postId, authorId, pollData }) => aboutPost(io, [postRoom(postId)], [authorId]).emit('poll:updated', { post_id: postId, poll_data: pollData }),
   // After its posts' post:deleted (raised before it in the same transaction): the room hears the end, then every
-  // socket leaves it, on every node (the adapter carries socketsLeave as it carries emits, in order).
+  // socket leaves it, on every node (the adapter carries socketsLeave as it carries emits, in order) and on this one
+  // before anything else happens here.
   'community.deleted': ({ io }, { communityId }) => {
     const room = channelRoom('community', communityId);
     io.to(room).emit('community:deleted', { id: communityId });
-    io.in(room).socketsLeave(room);
+    onThisNodeNowAndEveryNode(io, (target) => target.in(room).socketsLeave(room));
   },
   'poll.expired': ({ io }, { postId, authorId, locationId, communityId, pollData }) =>
     aboutPost(io, [postRoom(postId), ...postHomeAudience(locationId, communityId)], [authorId]).emit('poll:expired', { post_id: postId, poll_data: pollData }),
