@@ -57,7 +57,8 @@ export async function processImage(input: Buffer, expected: ImageType): Promise<
   const frameHeight = meta.pageHeight ?? meta.height;
   if (meta.width * frameHeight * frames > MAX_INPUT_PIXELS) throw tooManyPixels();
   try {
-    return frames > 1 ? await processAnimated(input, type, frames) : await processStill(input, type);
+    if (frames > 1) return await processAnimated(input, type, frames);
+    return type === 'image/jpeg' ? await processJpeg(input, type) : await processStill(input, type);
   } catch (err) {
     if (err instanceof ImageRejected) throw err;
     if (err instanceof Error && /pixel limit/.test(err.message)) throw tooManyPixels();
@@ -79,6 +80,35 @@ async function readHeader(input: Buffer): Promise<Metadata> {
 }
 
 const tooManyPixels = () => new ImageRejected(`The image has too many pixels (at most ${MAX_INPUT_PIXELS / 1_000_000} megapixels).`);
+
+/**
+ * A still JPEG: each output decodes the file itself. libjpeg decodes at 1/2, 1/4 or 1/8 scale for almost nothing
+ * (shrink-on-load), so the 320 and 1280 px variants and the placeholder cost a fraction of a full decode, and no
+ * 12-megapixel raw copy (36 MB) passes through the JavaScript heap, where each one would bring the next full garbage
+ * collection closer. Measured on a 12-megapixel photo, 20 at a time in one process: 4.7 against 3.3 images a second,
+ * 0.40 against 0.59 CPU seconds an image. PNG has no shrink-on-load and is decoded once (processStill); so is WebP,
+ * whose full-size encode dominates whichever way (measured: no gain).
+ */
+async function processJpeg(input: Buffer, type: ImageType): Promise<ProcessedImage> {
+  const decoded = () => sharp(input, inputOptions({ autoOrient: true }));
+  const variant = (size: number) => decoded().resize(size, size, { fit: 'inside', withoutEnlargement: true }).toColourspace('srgb');
+  const [stored, placeholder, ...variants] = await Promise.all([
+    encode(decoded().resize(capped).toColourspace('srgb'), type).toBuffer({ resolveWithObject: true }),
+    thumbHashOf(decoded()),
+    ...IMAGE_VARIANTS.map((v) => variant(v.size).webp({ quality: 80 }).toBuffer()),
+  ]);
+  const { data, info } = stored as { data: Buffer; info: OutputInfo };
+  return {
+    kind: 'image',
+    type,
+    width: info.width,
+    height: info.height,
+    placeholder: placeholder as string,
+    animated: false,
+    body: data,
+    variants: IMAGE_VARIANTS.map((v, i) => ({ size: v.size, body: variants[i] as Buffer })),
+  };
+}
 
 /** One decode: the upright, capped, sRGB pixels, from which the stored image and every variant are encoded. */
 async function processStill(input: Buffer, type: ImageType): Promise<ProcessedImage> {
