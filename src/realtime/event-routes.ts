@@ -11,18 +11,6 @@ export { locationAudience, residentsRoom } from './rooms.js';
  * services never touch sockets. Every event has an entry, checked by the compiler: an event that reaches no
  * socket says so and what handles it instead, so a new event cannot be dropped by omission.
  */
-/**
- * A change of room membership (socketsJoin, socketsLeave, disconnectSockets) on every node, and on this one at once.
- * The classic Redis adapter publishes these and applies even its own node's part only when the request comes back
- * from Redis, unlike an emit, which reaches this node's sockets at once: a socket that heard `community:deleted` could
- * still be in the room it was told it left, and a push right after a block could still reach the blocked person's
- * sockets on this node. So the local part goes first (`io.local`), then the request to every node (here a no-op).
- */
-function onThisNodeNowAndEveryNode(io: Server, change: (target: Pick<Server, 'in'>) => void): void {
-  change(io.local);
-  change(io);
-}
-
 type RoutedEventName = Exclude<DomainEventName, `test.${string}`>;
 /** Events named `test.*` are declared by tests to observe the bus; they reach no socket and need no route. */
 type DomainEventRoutes = { [K in RoutedEventName]: (node: RealtimeNode, payload: DomainEventMap[K]) => void };
@@ -106,6 +94,18 @@ function aboutPost(io: RealtimeNode['io'], rooms: string[], authors: string[]) {
 
 function emitTo(io: RealtimeNode['io'], rooms: string[], event: string, payload: unknown): void {
   if (rooms.length) io.to(rooms).emit(event, payload);
+}
+
+/**
+ * A change of room membership (socketsJoin, socketsLeave, disconnectSockets) on every node, and on this one at once.
+ * The classic Redis adapter publishes these and applies even its own node's part only when the request comes back
+ * from Redis, unlike an emit, which reaches this node's sockets at once: a socket that heard `community:deleted` could
+ * still be in the room it was told it left, and a push right after a block could still reach the blocked person's
+ * sockets on this node. So the local part goes first (`io.local`), then the request to every node (here a no-op).
+ */
+function onThisNodeNowAndEveryNode(io: Server, change: (target: Pick<Server, 'in'>) => void): void {
+  change(io.local);
+  change(io);
 }
 
 export function routeDomainEvent(node: RealtimeNode, event: DomainEvent): void {
