@@ -62,6 +62,20 @@ describe('zImageFile', () => {
     });
   });
 
+  test('when a large JPEG is cut short, then it is refused only once no image work of it is still running', async () => {
+    // Noise compresses badly, so the cut leaves most of a 3000 x 2000 image that each pipeline decodes up to the cut.
+    const noise = Buffer.alloc(3000 * 2000 * 3);
+    for (let i = 0; i < noise.length; i++) noise[i] = (i * 2654435761) >>> 24;
+    const whole = await sharp(noise, { raw: { width: 3000, height: 2000, channels: 3 } }).jpeg({ quality: 95 }).toBuffer();
+    const cut = whole.subarray(0, Math.floor(whole.length * 0.9));
+    const result = await schema.safeParseAsync({ profile_picture: file(cut, 'image/jpeg') });
+    expect(zodToFieldErrors(result.error!)).toEqual({
+      profile_picture: ['Upload a valid image. The file you uploaded was either not an image or a corrupted image.'],
+    });
+    // The work gate's slot went back with the answer: nothing of this upload may still be decoding past it.
+    expect(sharp.counters()).toEqual({ queue: 0, process: 0 });
+  });
+
   test('when a file is not an image, then a field error names the field', async () => {
     const result = await schema.safeParseAsync({ profile_picture: file(bytes('%PDF-1.7'), 'image/png') });
     expect(result.success).toBe(false);

@@ -92,7 +92,7 @@ const tooManyPixels = () => new ImageRejected(`The image has too many pixels (at
 async function processJpeg(input: Buffer, type: ImageType): Promise<ProcessedImage> {
   const decoded = () => sharp(input, inputOptions({ autoOrient: true }));
   const variant = (size: number) => decoded().resize(size, size, { fit: 'inside', withoutEnlargement: true }).toColourspace('srgb');
-  const [stored, placeholder, ...variants] = await Promise.all([
+  const [stored, placeholder, ...variants] = await allSettledOrThrow([
     encode(decoded().resize(capped).toColourspace('srgb'), type).toBuffer({ resolveWithObject: true }),
     thumbHashOf(decoded()),
     ...IMAGE_VARIANTS.map((v) => variant(v.size).webp({ quality: 80 }).toBuffer()),
@@ -118,7 +118,7 @@ async function processStill(input: Buffer, type: ImageType): Promise<ProcessedIm
     .raw()
     .toBuffer({ resolveWithObject: true });
   const raw = { raw: { width: info.width, height: info.height, channels: info.channels } } as const;
-  const [body, placeholder, ...variants] = await Promise.all([
+  const [body, placeholder, ...variants] = await allSettledOrThrow([
     encode(sharp(data, raw), type).toBuffer(),
     thumbHashOf(sharp(data, raw)),
     ...IMAGE_VARIANTS.map((v) => sharp(data, raw).resize(v.size, v.size, { fit: 'inside', withoutEnlargement: true }).webp({ quality: 80 }).toBuffer()),
@@ -137,7 +137,7 @@ async function processStill(input: Buffer, type: ImageType): Promise<ProcessedIm
 
 async function processAnimated(input: Buffer, type: ImageType, frames: number): Promise<ProcessedImage> {
   const animated = () => sharp(input, inputOptions({ animated: true, pages: frames }));
-  const [stored, placeholder, ...variants] = await Promise.all([
+  const [stored, placeholder, ...variants] = await allSettledOrThrow([
     encode(animated().resize(capped), type).toBuffer({ resolveWithObject: true }),
     thumbHashOf(sharp(input, inputOptions({ page: 0 }))),
     ...IMAGE_VARIANTS.map((v) => animated().resize(v.size, v.size, { fit: 'inside', withoutEnlargement: true }).webp({ quality: 80 }).toBuffer()),
@@ -153,6 +153,18 @@ async function processAnimated(input: Buffer, type: ImageType, frames: number): 
     body: data,
     variants: IMAGE_VARIANTS.map((v, i) => ({ size: v.size, body: variants[i] as Buffer })),
   };
+}
+
+/**
+ * Promise.all that settles every pipeline before it answers: on a failure (a truncated or malformed file) the other
+ * pipelines of the job would otherwise go on decoding after the job's slot in the work gate was given back, so a
+ * flood of broken uploads could run more image work at once than the gate allows.
+ */
+async function allSettledOrThrow<T extends readonly unknown[]>(pipelines: [...{ [K in keyof T]: Promise<T[K]> }]): Promise<T> {
+  const settled = await Promise.allSettled(pipelines);
+  const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed) throw failed.reason;
+  return settled.map((r) => (r as PromiseFulfilledResult<unknown>).value) as unknown as T;
 }
 
 /** Encoded in the format it came in; sharp writes no metadata unless asked to. */
