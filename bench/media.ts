@@ -58,8 +58,14 @@ async function runBare(file: string, opts: MediaOptions): Promise<MediaRow> {
   return { what: 'sharp alone (bare script)', uploadsPerSecond, rssPeakMb: watch.peak() };
 }
 
+/**
+ * Extra Node flags for the service process, to profile it under the load it is measured with (its stdout is then
+ * shown): BENCH_SERVICE_FLAGS='--cpu-prof --cpu-prof-dir=/tmp/prof' or '--trace-gc'.
+ */
+const serviceFlags = (process.env.BENCH_SERVICE_FLAGS ?? '').split(' ').filter(Boolean);
+
 async function runService(image: Buffer, opts: MediaOptions): Promise<MediaRow> {
-  const child = fork(path.join(here, 'media-server.ts'), [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const child = fork(path.join(here, 'media-server.ts'), [], { execArgv: ['--import', 'tsx', ...serviceFlags], stdio: ['ignore', serviceFlags.length ? 'inherit' : 'ignore', 'inherit', 'ipc'] });
   try {
     const url = await new Promise<string>((resolve, reject) => {
       child.once('message', (m) => resolve((m as { url: string }).url));

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import sharp from 'sharp';
+import { thumbHashToApproximateAspectRatio, thumbHashToRGBA } from 'thumbhash';
 import { detectAudioType, detectImageType, zImageFile } from '../../src/core/uploads.js';
 import { zodToFieldErrors } from '../../src/core/validation.js';
 
@@ -53,6 +54,25 @@ describe('zImageFile', () => {
     const parsed = await schema.parseAsync({ profile_picture: { ...file(gif, 'text/html'), originalname: 'x.html' } });
     expect(parsed.profile_picture).toMatchObject({ kind: 'image', type: 'image/gif', width: 4, height: 3 });
     expect((await sharp(parsed.profile_picture.body).metadata()).format).toBe('gif');
+  });
+
+  test('when a photo is processed, then its placeholder decodes to the photo\'s colours and shape', async () => {
+    // Left half red, right half blue, 3:2: the placeholder (computed from the image shrunk to 32 px) keeps both.
+    const photo = await sharp({ create: { width: 1800, height: 1200, channels: 3, background: '#0000ff' } })
+      .composite([{ input: { create: { width: 900, height: 1200, channels: 3, background: '#ff0000' } }, left: 0, top: 0 }])
+      .jpeg()
+      .toBuffer();
+    const parsed = await schema.parseAsync({ profile_picture: file(photo) });
+    const hash = Buffer.from(parsed.profile_picture.placeholder, 'base64url');
+    // ThumbHash keeps the shape only roughly (from how many frequencies it keeps a side): 1.4 for this 1.5.
+    expect(thumbHashToApproximateAspectRatio(hash)).toBeGreaterThan(1.25);
+    expect(thumbHashToApproximateAspectRatio(hash)).toBeLessThan(1.75);
+    const { w, h, rgba } = thumbHashToRGBA(hash);
+    const pixel = (x: number) => Array.from(rgba.subarray((Math.floor(h / 2) * w + x) * 4, (Math.floor(h / 2) * w + x) * 4 + 3));
+    const [leftR, , leftB] = pixel(1);
+    const [rightR, , rightB] = pixel(w - 2);
+    expect(leftR).toBeGreaterThan(leftB + 100);
+    expect(rightB).toBeGreaterThan(rightR + 100);
   });
 
   test('when the bytes only start like an image, then the decoder refuses them with the field error', async () => {
