@@ -2,7 +2,8 @@
  * The baseline of `npm run bench -- media`: sharp alone, in a bare script, doing the same image work the service does
  * for each upload (its own `processImage`: the header check, one decode with the orientation applied, sRGB and the
  * longest side capped at 4096, the JPEG, the 320 and 1280 px WebP variants and a ThumbHash), `concurrency` files at a time, on the same file, until `count` are done.
- * Prints one JSON line: {uploadsPerSecond, seconds}. No HTTP, no multipart, no storage, no queue.
+ * Prints one JSON line: {uploadsPerSecond, seconds, cpuSecondsPerUpload} (this process's CPU time, user and system,
+ * divided by the images done). No HTTP, no multipart, no storage, no queue.
  */
 import fs from 'node:fs/promises';
 import { processImage } from '../src/core/media/image-pipeline.js';
@@ -28,4 +29,5 @@ await Promise.all(
   }),
 );
 const seconds = (performance.now() - t0) / 1000;
-console.log(JSON.stringify({ uploadsPerSecond: count / seconds, seconds }));
+const cpu = process.cpuUsage();
+console.log(JSON.stringify({ uploadsPerSecond: count / seconds, seconds, cpuSecondsPerUpload: (cpu.user + cpu.system) / 1e6 / count }));

@@ -1,9 +1,11 @@
 /**
  * The service for `npm run bench -- media`, in a process of its own so that its memory is its own: started as
  * `npm start` starts it (embedded database unless BENCH_DATABASE_URL is set; RATE_LIMITS=off, LOG_LEVEL silent),
- * it sends its URL to the parent over IPC.
+ * it sends its URL to the parent over IPC, and answers the message 'full-gcs' with how many full (mark-compact)
+ * garbage collections it has run so far.
  */
 import os from 'node:os';
+import { PerformanceObserver, constants } from 'node:perf_hooks';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { loadConfig } from '../src/platform/config.js';
@@ -22,8 +24,16 @@ const config = loadConfig(
     RATE_LIMITS: 'off',
   },
 );
+let fullGcs = 0;
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) if ((entry as unknown as { detail?: { kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR) fullGcs++;
+}).observe({ entryTypes: ['gc'] });
 const server = await startServer(config, { jobs: false });
 process.send!({ url: server.url });
+process.on('message', (m) => {
+  // Observer entries arrive after the collection they describe: answered on the next turn, once they are counted.
+  if (m === 'full-gcs') setTimeout(() => process.send!({ fullGcs }), 10);
+});
 process.on('disconnect', () => {
   void server.stop().finally(() => fs.rm(dataDir, { recursive: true, force: true }).finally(() => process.exit(0)));
 });

@@ -4,7 +4,10 @@
  * flight) against the same image work done by sharp alone in a bare script (bench/media-bare.ts), in the same run:
  * the bare script before and after the service, their mean the baseline.
  * Reported: uploads per second and the ratio to bare sharp; GET /health latency (one probe at a time, every 20 ms)
- * during the flood; the service process's peak RSS (VmHWM) and its RSS before the flood; any answer but 200.
+ * during the flood; the service process's peak RSS (VmHWM) and its RSS before the flood; any answer but 200; CPU
+ * seconds per upload (the bare script's process; the service's process with its embedded database's, during the
+ * flood) and the service's full garbage collections during the flood.
+ * The service runs with the Node flags of `npm start` (package.json), so it is measured as it is run.
  */
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
@@ -31,6 +34,10 @@ export interface MediaRow {
   healthMaxMs?: number;
   rssBeforeMb?: number;
   rssPeakMb: number;
+  /** CPU time (user and system) per upload done: what the work costs, which a busy machine shifts less than a rate. */
+  cpuSecondsPerUpload: number;
+  /** Full (mark-compact) garbage collections of the service during the flood: each pauses its event loop. */
+  fullGcs?: number;
   statuses?: Record<string, number>;
 }
 
@@ -54,8 +61,8 @@ async function runBare(file: string, opts: MediaOptions): Promise<MediaRow> {
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   await new Promise((resolve) => child.once('exit', resolve));
-  const { uploadsPerSecond } = JSON.parse(out.trim().split('\n').pop()!);
-  return { what: 'sharp alone (bare script)', uploadsPerSecond, rssPeakMb: watch.peak() };
+  const { uploadsPerSecond, cpuSecondsPerUpload } = JSON.parse(out.trim().split('\n').pop()!);
+  return { what: 'sharp alone (bare script)', uploadsPerSecond, cpuSecondsPerUpload, rssPeakMb: watch.peak() };
 }
 
 /**
@@ -64,8 +71,41 @@ async function runBare(file: string, opts: MediaOptions): Promise<MediaRow> {
  */
 const serviceFlags = (process.env.BENCH_SERVICE_FLAGS ?? '').split(' ').filter(Boolean);
 
+/** The Node flags `npm start` runs the service with: the words of package.json's start script between `node` and `--import`. */
+async function startScriptNodeFlags(): Promise<string[]> {
+  const pkg = JSON.parse(await fs.readFile(path.join(here, '..', 'package.json'), 'utf8')) as { scripts: { start: string } };
+  const [command, ...words] = pkg.scripts.start.trim().split(/\s+/);
+  if (command !== 'node') throw new Error(`npm start does not run node: ${pkg.scripts.start}`);
+  const end = words.indexOf('--import');
+  return words.slice(0, end === -1 ? words.length : end).filter((w) => w.startsWith('--'));
+}
+
+/** CPU seconds (user and system) used so far by a process and its children (the service and its database process). */
+async function processTreeCpuSeconds(pid: number): Promise<number> {
+  const stat = await fs.readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+  if (!stat) return 0;
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const own = (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ is 100 on Linux)
+  const children = await fs.readFile(`/proc/${pid}/task/${pid}/children`, 'utf8').catch(() => '');
+  const theirs = await Promise.all(children.split(' ').filter(Boolean).map((c) => processTreeCpuSeconds(Number(c))));
+  return own + theirs.reduce((a, b) => a + b, 0);
+}
+
+/** The service's full garbage collections so far (media-server.ts counts them). */
+function fullGcsOf(child: ChildProcess): Promise<number> {
+  return new Promise((resolve) => {
+    const onMessage = (m: unknown) => {
+      if (typeof (m as { fullGcs?: unknown }).fullGcs !== 'number') return;
+      child.off('message', onMessage);
+      resolve((m as { fullGcs: number }).fullGcs);
+    };
+    child.on('message', onMessage);
+    child.send('full-gcs');
+  });
+}
+
 async function runService(image: Buffer, opts: MediaOptions): Promise<MediaRow> {
-  const child = fork(path.join(here, 'media-server.ts'), [], { execArgv: ['--import', 'tsx', ...serviceFlags], stdio: ['ignore', serviceFlags.length ? 'inherit' : 'ignore', 'inherit', 'ipc'] });
+  const child = fork(path.join(here, 'media-server.ts'), [], { execArgv: [...(await startScriptNodeFlags()), '--import', 'tsx', ...serviceFlags], stdio: ['ignore', serviceFlags.length ? 'inherit' : 'ignore', 'inherit', 'ipc'] });
   try {
     const url = await new Promise<string>((resolve, reject) => {
       child.once('message', (m) => resolve((m as { url: string }).url));
@@ -93,6 +133,8 @@ async function runService(image: Buffer, opts: MediaOptions): Promise<MediaRow> 
     })();
     const statuses: Record<string, number> = {};
     let started = 0;
+    const fullGcsBefore = await fullGcsOf(child);
+    const cpuBefore = await processTreeCpuSeconds(child.pid!);
     const t0 = performance.now();
     await Promise.all(
       tokens.map(async (token) => {
@@ -104,6 +146,8 @@ async function runService(image: Buffer, opts: MediaOptions): Promise<MediaRow> 
       }),
     );
     const seconds = (performance.now() - t0) / 1000;
+    const cpuSeconds = (await processTreeCpuSeconds(child.pid!)) - cpuBefore;
+    const fullGcs = (await fullGcsOf(child)) - fullGcsBefore;
     flooding = false;
     await prober;
     await new Promise((r) => setTimeout(r, 200));
@@ -116,6 +160,8 @@ async function runService(image: Buffer, opts: MediaOptions): Promise<MediaRow> 
       healthMaxMs: sorted[sorted.length - 1],
       rssBeforeMb,
       rssPeakMb: Math.max(watch.peak(), await procStatus(child.pid!, 'VmHWM')),
+      cpuSecondsPerUpload: cpuSeconds / started,
+      fullGcs,
       statuses,
     };
   } finally {
@@ -182,11 +228,11 @@ export function formatMedia(result: { rows: MediaRow[]; imageBytes: number }, op
   const f = (n: number | undefined, d = 1) => (n === undefined ? '' : n.toFixed(d));
   const lines = [
     `media: ${opts.uploads} uploads of a 12-megapixel JPEG (${(result.imageBytes / 1048576).toFixed(1)} MB), ${opts.concurrency} at a time, ${os.cpus().length} cores, load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`,
-    '| run | uploads/s | of bare sharp | /health p50 | /health p99 | /health max | RSS before | RSS peak | answers |',
-    '|---|---|---|---|---|---|---|---|---|',
+    '| run | uploads/s | of bare sharp | /health p50 | /health p99 | /health max | RSS before | RSS peak | CPU s/upload | full GCs | answers |',
+    '|---|---|---|---|---|---|---|---|---|---|---|',
     ...result.rows.map(
       (r) =>
-        `| ${r.what} | ${f(r.uploadsPerSecond, 2)} | ${r.ratioToBare === undefined ? '' : f(r.ratioToBare, 2)} | ${f(r.healthP50Ms)} ms | ${f(r.healthP99Ms)} ms | ${f(r.healthMaxMs)} ms | ${f(r.rssBeforeMb, 0)} MB | ${f(r.rssPeakMb, 0)} MB | ${r.statuses ? JSON.stringify(r.statuses) : ''} |`.replace(/\| ms \| ms \| ms \|/, '| | | |').replace(/\|  MB \|/, '| |'),
+        `| ${r.what} | ${f(r.uploadsPerSecond, 2)} | ${r.ratioToBare === undefined ? '' : f(r.ratioToBare, 2)} | ${f(r.healthP50Ms)} ms | ${f(r.healthP99Ms)} ms | ${f(r.healthMaxMs)} ms | ${f(r.rssBeforeMb, 0)} MB | ${f(r.rssPeakMb, 0)} MB | ${f(r.cpuSecondsPerUpload, 3)} | ${r.fullGcs ?? ''} | ${r.statuses ? JSON.stringify(r.statuses) : ''} |`.replace(/\|  ms \|  ms \|  ms \|/, '| | | |').replace(/\|  MB \|/, '| |'),
     ),
   ];
   return lines.join('\n');

@@ -49,8 +49,9 @@ interface Service {
 }
 
 /**
- * `npm start` (node --import tsx src/main.ts) with the embedded database in `dataDir`, leader of its own process
- * group. `keepZombies`: under tests/helpers/zombie-keeper.py, so that its processes stay zombies once killed.
+ * `npm start`'s command (node --import tsx src/main.ts; its garbage-collection flag plays no part in a crash) with the
+ * embedded database in `dataDir`, leader of its own process group. `keepZombies`: under tests/helpers/zombie-keeper.py,
+ * so that its processes stay zombies once killed.
  */
 async function startService(opts: { keepZombies?: boolean } = {}): Promise<Service> {
   const port = await freePort();
