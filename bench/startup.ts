@@ -8,9 +8,9 @@ import { median, summarize, type Summary } from './lib/stats.js';
 
 /**
  * `npm start` as a new user runs it (npm, then `node --initial-old-space-size=128 --import tsx src/main.ts`) with no
- * DATABASE_URL, so the embedded database starts in DATA_DIR. Cold = a new DATA_DIR (PostGIS is installed, migrations run); warm = the
- * same DATA_DIR again. The time is from spawn to the first 200 from GET /health, so it includes npm and tsx start-up,
- * which the service's own `startupMs` log field does not; both are reported.
+ * DATABASE_URL, so the embedded database starts in DATA_DIR. Cold = a new DATA_DIR (PostGIS is installed, migrations
+ * run); warm = the same DATA_DIR again. The time is from spawn to the first 200 from GET /health, so it includes npm
+ * and tsx start-up, which the service's own `startupMs` log field does not; both are reported.
  */
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const RUNS = 3;

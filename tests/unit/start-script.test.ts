@@ -23,7 +23,8 @@ describe('npm start', () => {
   });
 
   test('uses only flags this Node accepts (an unknown one stops node before the service starts)', () => {
-    const out = execFileSync(process.execPath, [...nodeFlags, '-e', 'console.log(JSON.stringify(process.execArgv))'], { encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } });
+    const script = 'console.log(JSON.stringify(process.execArgv))';
+    const out = execFileSync(process.execPath, [...nodeFlags, '-e', script], { encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } });
     expect(JSON.parse(out)).toEqual([...nodeFlags, '-e', expect.any(String)]);
   });
 });
