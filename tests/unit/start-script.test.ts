@@ -2,9 +2,9 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 
 /**
- * `npm start` runs Node with an old-generation floor (docs/modules/media.md, "Garbage collection"): V8 counts the
- * Buffers of uploads in flight against the old generation's limit, which it derives from the live heap (about
- * 36 MB), so without a floor a flood of photo uploads started a full collection every two or three uploads.
+ * `npm start` runs Node with an old-generation floor (docs/modules/media.md, "Garbage collection during uploads"):
+ * V8 counts the Buffers of uploads in flight against the old generation's limit, which it derives from the live heap
+ * (about 36 MB), so without a floor a flood of photo uploads started a full collection every two or three uploads.
  * The benchmark (`npm run bench -- media`) measures the effect; this guards the flag and that Node accepts it.
  */
 const start = (JSON.parse(fs.readFileSync('package.json', 'utf8')) as { scripts: { start: string } }).scripts.start;
