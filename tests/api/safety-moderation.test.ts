@@ -39,6 +39,7 @@ afterAll(async () => {
 const { successSchema, expectBodyFits } = openApiFit(() => doc);
 const FORBIDDEN = { detail: 'You do not have permission to perform this action.' };
 const NOT_FOUND = { detail: 'Not found.' };
+const OWN_CASE = { detail: 'You cannot resolve a report about yourself or your own content.' };
 const summary = (u: TestUser) => ({ id: u.id, username: u.username, display_name: u.body.display_name, profile_picture: null });
 const ids = (items: Array<{ id: string }>) => items.map((i) => i.id);
 
@@ -100,6 +101,54 @@ describe('who may moderate', () => {
     expect((await app.rest('PATCH', `/api/admin/users/${moderator.username}/`, { token: staff.token, body: { is_staff: true } })).status).toBe(200);
     expect((await app.rest('GET', '/api/admin/reports/', { token: moderator.token })).status).toBe(200);
     expect((await app.rest('GET', '/api/admin/moderation-log/', { token: moderator.token })).status).toBe(200);
+  });
+});
+
+describe('staff and their own cases', () => {
+  /** A resident of `place` made staff by the administrator. */
+  async function aModeratorOf(place: Neighbourhood): Promise<TestUser> {
+    const moderator = await aResidentOf(app, place);
+    expect((await app.rest('PATCH', `/api/admin/users/${moderator.username}/`, { token: staff.token, body: { is_staff: true } })).status).toBe(200);
+    return moderator;
+  }
+
+  test('when a staff member resolves the case about their own auto-hidden post, then 403 on both transports for every action, and it stays hidden and open until another staff member decides', async () => {
+    const place = await aNeighbourhood(app);
+    const moderator = await aModeratorOf(place);
+    const reader = await aResidentOf(app, place);
+    const post = await aPost(app, moderator);
+    const reporters = await Promise.all(Array.from({ length: AUTO_HIDE }, () => aResidentOf(app, place)));
+    await established(...reporters);
+    for (const r of reporters) await aReport(app, r, 'post', post.id);
+    expect((await readPost(post.id, reader)).status).toBe(404);
+    const entry = await caseOf(post.id);
+
+    for (const action of ['dismiss', 'hide', 'suspend']) {
+      expect(await resolve(entry.id, { action }, moderator.token)).toMatchObject({ status: 403, body: OWN_CASE });
+      expect(await app.emit('admin.reports_resolve', { id: entry.id, action }, { token: moderator.token })).toEqual({ status: 403, body: OWN_CASE });
+    }
+    expect((await readPost(post.id, reader)).status).toBe(404);
+    expect(await caseOf(post.id)).toMatchObject({ id: entry.id, status: 'open', content_state: 'hidden' });
+    expect(await sql(`SELECT count(*)::int AS n FROM moderation_log WHERE case_id = $1 AND moderator_id = $2`, [entry.id, moderator.id])).toEqual([{ n: 0 }]);
+
+    // Another staff member may.
+    expect(await resolve(entry.id, { action: 'dismiss' })).toMatchObject({ status: 200, body: { status: 'resolved', content_state: 'visible' } });
+    expect((await readPost(post.id, reader)).status).toBe(200);
+  });
+
+  test('when a staff member resolves the case about their own account or their own comment, then 403 on both transports', async () => {
+    const place = await aNeighbourhood(app);
+    const moderator = await aModeratorOf(place);
+    const [alice, bob] = [await aResidentOf(app, place), await aResidentOf(app, place)];
+    const comment = await aComment(app, moderator, (await aPost(app, bob)).id);
+    await aReport(app, alice, 'user', moderator.id);
+    await aReport(app, alice, 'comment', comment.id);
+    for (const targetId of [moderator.id, comment.id]) {
+      const entry = await caseOf(targetId);
+      expect(await resolve(entry.id, { action: 'dismiss' }, moderator.token)).toMatchObject({ status: 403, body: OWN_CASE });
+      expect(await app.emit('admin.reports_resolve', { id: entry.id, action: 'dismiss' }, { token: moderator.token })).toEqual({ status: 403, body: OWN_CASE });
+      expect(await caseOf(targetId)).toMatchObject({ id: entry.id, status: 'open' });
+    }
   });
 });
 
@@ -373,7 +422,7 @@ describe('suspend', () => {
     await app.rest('PATCH', `/api/admin/users/${moderator.username}/`, { token: staff.token, body: { is_staff: true } });
     await aReport(app, alice, 'user', moderator.id);
     const own = await caseOf(moderator.id);
-    expect(await resolve(own.id, { action: 'suspend' }, moderator.token)).toMatchObject({ status: 400, body: { action: ['You cannot suspend yourself.'] } });
+    expect(await resolve(own.id, { action: 'suspend' }, moderator.token)).toMatchObject({ status: 403, body: OWN_CASE });
   });
 });
 
@@ -484,6 +533,45 @@ describe('auto-hide', () => {
     const sync = (await syncSince(carol, since)).body;
     expect(sync.deleted).toEqual([]);
     expect(ids(sync.posts)).toContain(post.id);
+  });
+});
+
+describe('a dismissal and the reporters it counted', () => {
+  test(`when staff dismiss an auto-hidden post, then its ${AUTO_HIDE} reporters reporting it again hide nothing; ${AUTO_HIDE} new established reporters hide it again`, async () => {
+    const { place, carol, post } = await aStreet();
+    const brigade = await Promise.all(Array.from({ length: AUTO_HIDE }, () => aResidentOf(app, place)));
+    const newcomers = await Promise.all(Array.from({ length: AUTO_HIDE }, () => aResidentOf(app, place)));
+    await established(...brigade, ...newcomers);
+    for (const r of brigade) await aReport(app, r, 'post', post.id);
+    expect((await readPost(post.id, carol)).status).toBe(404);
+    expect(await resolve((await caseOf(post.id)).id, { action: 'dismiss' })).toMatchObject({ status: 200, body: { content_state: 'visible' } });
+
+    // The same people again: new reports in a new case, counted there, but they hide nothing.
+    for (const r of brigade) expect((await app.rest('POST', '/api/safety/reports/', { token: r.token, body: { target_type: 'post', target_id: post.id, reason: 'hate' } })).status).toBe(201);
+    expect((await readPost(post.id, carol)).status).toBe(200);
+    const second = await caseOf(post.id);
+    expect(second).toMatchObject({ reporters_count: AUTO_HIDE, content_state: 'visible', auto_hidden_at: null });
+
+    // New people: one short of the threshold hides nothing, the last one hides it.
+    for (const r of newcomers.slice(0, AUTO_HIDE - 1)) await aReport(app, r, 'post', post.id);
+    expect((await readPost(post.id, carol)).status).toBe(200);
+    await aReport(app, newcomers[AUTO_HIDE - 1], 'post', post.id);
+    expect((await readPost(post.id, carol)).status).toBe(404);
+    expect(await caseOf(post.id)).toMatchObject({ id: second.id, reporters_count: 2 * AUTO_HIDE, content_state: 'hidden', auto_hidden_at: expect.stringMatching(/Z$/) });
+  });
+
+  test('when a case that was not auto-hidden is dismissed, then its reporters no longer count towards hiding that thing, and still count for other things', async () => {
+    const { place, bob, carol, post } = await aStreet();
+    const other = await aPost(app, bob);
+    const brigade = await Promise.all(Array.from({ length: AUTO_HIDE }, () => aResidentOf(app, place)));
+    await established(...brigade);
+    await aReport(app, brigade[0], 'post', post.id);
+    expect(await resolve((await caseOf(post.id)).id, { action: 'dismiss' })).toMatchObject({ status: 200 });
+
+    for (const r of brigade) await aReport(app, r, 'post', post.id);
+    expect((await readPost(post.id, carol)).status).toBe(200);
+    for (const r of brigade) await aReport(app, r, 'post', other.id);
+    expect((await readPost(other.id, carol)).status).toBe(404);
   });
 });
 

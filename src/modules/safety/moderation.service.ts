@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { AuthedContext } from '../../core/context.js';
-import { AppError, fieldError, notFound } from '../../core/errors.js';
+import { AppError, fieldError, forbidden, notFound } from '../../core/errors.js';
 import { pageParams, paginated } from '../../core/pagination.js';
 import { platform } from '../../platform/index.js';
 import { transaction } from '../../platform/db.js';
@@ -18,6 +18,9 @@ export async function listModerationQueue(ctx: AuthedContext, input: { status?: 
   return paginated(ctx, '/api/admin/reports/', params, count, rows.map((c) => serializeCase(c, ctx)), { status });
 }
 
+/** The answer to staff resolving a case about themselves or their own content (DESIGN.md section 9). */
+export const OWN_CASE = 'You cannot resolve a report about yourself or your own content.';
+
 /**
  * Resolves a case, and with it every report in it (DESIGN.md section 9), in one transaction with its effects and
  * its log entry:
@@ -26,13 +29,15 @@ export async function listModerationQueue(ctx: AuthedContext, input: { status?: 
  *   cannot be hidden: 400 on `action` (suspend their owner, or dismiss).
  * - `suspend`: the owner's account is deactivated as an administrator's deactivation does it (every session ends
  *   at once), and a hideable thing is hidden too: the report was upheld, and a suspended author's posts stay up.
- * A case already resolved is 400; an unknown one 404.
+ * A case already resolved is 400; an unknown one 404. Staff never resolve a case about their own content or their
+ * own account (403, whatever the action): another staff member decides it.
  */
 export async function resolveReport(ctx: AuthedContext, caseId: string, input: { action: ReportAction; note?: string | null }): Promise<ModerationReportBody> {
   const note = input.note?.trim() || null;
   await transaction(platform.db, async (tx, events) => {
     const found = await lockCase(tx, caseId);
     if (!found) throw notFound();
+    if (found.ownerId === ctx.user.id) throw forbidden(OWN_CASE);
     if (found.status !== 'open') throw new AppError(400, { detail: 'This report is already resolved.' });
     const { targetType, targetId, ownerId } = found;
     if (input.action === 'hide' && !isHideable(targetType)) {
@@ -40,7 +45,6 @@ export async function resolveReport(ctx: AuthedContext, caseId: string, input: {
     }
     if (input.action === 'suspend') {
       if (!ownerId) throw fieldError('action', 'The account behind this no longer exists.');
-      if (ownerId === ctx.user.id) throw fieldError('action', 'You cannot suspend yourself.');
       // Deactivating staff is an administrator's decision (PATCH /api/admin/users/ is admin-only): a report of a
       // staff member's content does not let another staff member do it.
       const { rows: owner } = await tx.execute<{ privileged: boolean }>(sql`SELECT is_staff OR is_admin AS privileged FROM users WHERE id = ${ownerId}::uuid`);

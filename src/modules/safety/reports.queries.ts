@@ -52,11 +52,23 @@ export async function findReport(db: DbOrTx, caseId: string, reporterId: string)
 /** Accounts older than this are "established": only their reports count towards auto-hide (DESIGN.md section 9). */
 export const ESTABLISHED_ACCOUNT_AGE = '7 days';
 
-/** Distinct reporters in the case whose accounts are active and older than ESTABLISHED_ACCOUNT_AGE. */
+/**
+ * Distinct reporters in the case whose accounts are active and older than ESTABLISHED_ACCOUNT_AGE, leaving out
+ * everyone who reported the same thing in a case that staff dismissed: a dismissal makes the thing immune to
+ * auto-hide by the reporters it already counted (DESIGN.md section 9), so a new auto-hide needs as many new people.
+ * The check walks each reporter's own reports (safety_reports_reporter_idx) to their cases by primary key.
+ */
 export async function countEstablishedReporters(db: DbOrTx, caseId: string): Promise<number> {
   const { rows } = await db.execute<{ n: number }>(sql`
-    SELECT count(*)::int AS n FROM safety_reports r JOIN users u ON u.id = r.reporter_id
-     WHERE r.case_id = ${caseId}::uuid AND u.is_active AND u.created_at < now() - ${ESTABLISHED_ACCOUNT_AGE}::interval`);
+    SELECT count(*)::int AS n
+      FROM safety_reports r
+      JOIN users u ON u.id = r.reporter_id
+      JOIN moderation_cases mc ON mc.id = r.case_id
+     WHERE r.case_id = ${caseId}::uuid AND u.is_active AND u.created_at < now() - ${ESTABLISHED_ACCOUNT_AGE}::interval
+       AND NOT EXISTS (
+         SELECT 1 FROM safety_reports earlier JOIN moderation_cases dismissed ON dismissed.id = earlier.case_id
+          WHERE earlier.reporter_id = r.reporter_id AND dismissed.resolution = 'dismiss'
+            AND dismissed.target_type = mc.target_type AND dismissed.target_id = mc.target_id)`);
   return rows[0].n;
 }
 
