@@ -1,15 +1,15 @@
 import type { RequestContext } from './context.js';
 import type { Operation, OperationResult, RateLimitRule } from './operation.js';
 import { AppError, INTERNAL_ERROR_BODY, forbidden, invalidToken, notAuthenticated, notFound } from './errors.js';
-import { zodToFieldErrors } from './validation.js';
+import { nulFieldErrors, zodToFieldErrors } from './validation.js';
 import { isDatabaseUnavailable, serviceUnavailable } from './database-errors.js';
 import type { RateLimits } from './rate-limit.js';
 import { effectiveRateLimits, isCallerKeyed, type DefaultRateLimits } from './operation-limits.js';
 
 /**
  * The single place where the house rules of an operation are enforced, for REST and socket alike:
- * admission (auth rule, rate limits keyed by the caller) → rate limits keyed by the input → zod
- * validation → handler, and every failure rendered in the contract's error format. Transports only
+ * admission (auth rule, rate limits keyed by the caller) → no NUL character anywhere in the input → rate limits
+ * keyed by the input → zod validation → handler, and every failure rendered in the contract's error format. Transports only
  * translate `{status, body}` to their own wire.
  *
  * Admission needs nothing from the input, so a transport that has to read a body (REST multipart)
@@ -52,6 +52,9 @@ export async function admitOperation(runner: OperationRunner, op: Operation, ctx
 export async function runAdmittedOperation(runner: OperationRunner, op: Operation, rawInput: unknown, ctx: RequestContext): Promise<OperationResult> {
   try {
     const input = rawInput && typeof rawInput === 'object' && !Array.isArray(rawInput) ? (rawInput as Record<string, unknown>) : {};
+    // Before the rate limits keyed by the input, which may look the input up in the database.
+    const nul = nulFieldErrors(input);
+    if (nul) return { status: 400, body: nul };
     for (const rule of op.rateLimits ?? []) {
       if (isCallerKeyed(rule)) continue;
       const key = await (rule.key as Exclude<RateLimitRule['key'], 'ip' | 'user'>)(input, ctx);

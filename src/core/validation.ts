@@ -48,6 +48,47 @@ export const zOptionalText = (max?: number) => {
   return z.preprocess((v) => (v === '' ? undefined : v), base.optional());
 };
 
+/** Django REST framework's words for the same refusal: the contract's error texts follow DRF's. */
+export const NUL_MESSAGE = 'Null characters are not allowed.';
+
+/**
+ * Every field of a call's input (query string, JSON body, multipart field, socket payload, path parameter) that holds
+ * U+0000 anywhere, in a string or an object key, at any depth: {field: [NUL_MESSAGE]}, or null when there is none.
+ * PostgreSQL stores no NUL in text nor in jsonb, so such input is refused here, once, before any rule or handler reads
+ * it, rather than stripped: a silently changed text is not what the person sent (docs/architecture.md, "NUL characters").
+ * File bytes are not text and are skipped (a file's client-side name is never stored). The walk is iterative, so a
+ * deeply nested payload costs time in its size and no stack.
+ */
+export function nulFieldErrors(input: unknown): Record<string, string[]> | null {
+  const out: Record<string, string[]> = {};
+  // Each entry knows its parent rather than its whole path, so a deep payload is not copied at every level.
+  type Entry = { value: unknown; key: string | null; parent: Entry | null };
+  const flag = (entry: Entry | null) => {
+    const path: string[] = [];
+    for (let at = entry; at && at.key !== null; at = at.parent) path.unshift(at.key);
+    out[path.length ? path.join('.') : 'non_field_errors'] = [NUL_MESSAGE];
+  };
+  const stack: Entry[] = [{ value: input, key: null, parent: null }];
+  while (stack.length) {
+    const entry = stack.pop()!;
+    const { value } = entry;
+    if (typeof value === 'string') {
+      if (value.includes('\0')) flag(entry);
+      continue;
+    }
+    if (!value || typeof value !== 'object' || isBinary(value)) continue;
+    for (const [key, child] of Object.entries(value)) {
+      // A key with a NUL names no field of ours: the object that holds it is the field refused.
+      if (key.includes('\0')) flag(entry);
+      else stack.push({ value: child, key, parent: entry });
+    }
+  }
+  return Object.keys(out).length ? out : null;
+}
+
+const isBinary = (value: object): boolean =>
+  ArrayBuffer.isView(value) || value instanceof ArrayBuffer || Buffer.isBuffer((value as { buffer?: unknown }).buffer);
+
 /**
  * Turn a zod error into the contract's field format: {field: [message, ...]}.
  * Nested paths are joined with dots; errors without a path become non_field_errors.
