@@ -14,7 +14,7 @@ export interface JobLockOptions {
 const EXTEND = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) else return 0 end";
 const RELEASE = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end";
 
-export const jobLockKey = (name: string) => `lock:job:${name}`;
+export const jobLockKey = (name: string) => `${platform.config.JOB_LOCK_PREFIX}:${name}`;
 
 export async function withJobLock(name: string, fn: () => Promise<unknown>, opts: JobLockOptions = {}): Promise<boolean> {
   const redis = platform.redis;

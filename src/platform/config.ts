@@ -28,6 +28,9 @@ export const configSchema = z.object({
   JWT_SECRET: optionalText,
   ACCESS_TOKEN_LIFETIME_SECONDS: z.coerce.number().int().positive().default(3600),
   REFRESH_TOKEN_LIFETIME_SECONDS: z.coerce.number().int().positive().default(30 * 24 * 3600),
+  /** argon2id's memory (KiB) and passes for new password hashes; a hash keeps its own, so changing these never locks anyone out. */
+  PASSWORD_HASH_MEMORY_KIB: z.coerce.number().int().min(1024).default(65536),
+  PASSWORD_HASH_PASSES: z.coerce.number().int().min(1).default(3),
   PUBLIC_BASE_URL: optionalUrl,
   /** Where the display's QR code leads, `{location_id}` filled in (default: the API's location feed). */
   DISPLAY_FEED_URL: z.preprocess(
@@ -70,6 +73,8 @@ export const configSchema = z.object({
   METRICS_TOKEN: z.preprocess((v) => (v === '' ? undefined : v), z.string().min(16, 'must be at least 16 characters').optional()),
   /** Prefix of rate-limit keys in Redis; tests give each app its own. */
   RATE_LIMIT_PREFIX: z.string().default('rl'),
+  /** Prefix of the scheduled jobs' locks in Redis (`<prefix>:<job>`); the nodes of one deployment share it, tests give each run its own. */
+  JOB_LOCK_PREFIX: z.string().min(1).default('lock:job'),
   /** `off` disables operation rate limits: for benchmarks and load tests only (DESIGN.md section 6). */
   RATE_LIMITS: z.enum(['on', 'off']).default('on'),
   /** Operations that declare no limit of their own (per user, per IP for anonymous callers): reads (GET) and writes, per minute. */

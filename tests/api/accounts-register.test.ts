@@ -52,6 +52,8 @@ describe('POST /api/auth/register/', () => {
     const [row] = await sql('SELECT password_hash FROM users WHERE id = $1', [res.body.user.id]);
     expect(row.password_hash).not.toContain(input.password);
     expect(row.password_hash).toMatch(/^\$argon2id\$/);
+    // At the cost the app is configured with (test-app.ts makes it cheap; the defaults are checked below).
+    expect(row.password_hash).toMatch(/^\$argon2id\$v=19\$m=1024,p=4,t=1\$/);
   });
 
   test('when the username is a fixed path of the users area, then 400: /api/users/{username} could never show that user', async () => {

@@ -124,6 +124,20 @@ withRedis('the job lock (REDIS_URL)', () => {
     expect(await platform.redis!.get(jobLockKey(name))).toBeNull();
   });
 
+  test('when another deployment or test run on the same Redis holds a lock of the same job under another JOB_LOCK_PREFIX, then this node still runs it', async () => {
+    const job: JobDefinition = { name: unique('job'), schedule: '* * * * *', run: jest.fn(async () => undefined) };
+    // The default prefix's key: what another deployment, or a test process without its own prefix, would hold.
+    expect(platform.config.JOB_LOCK_PREFIX).not.toBe('lock:job');
+    await platform.redis!.set(`lock:job:${job.name}`, 'another-deployment', 'EX', 60);
+    try {
+      expect(await runJob(job)).toBe(true);
+      expect(job.run).toHaveBeenCalledTimes(1);
+      expect(jobLockKey(job.name)).toBe(`${platform.config.JOB_LOCK_PREFIX}:${job.name}`);
+    } finally {
+      await platform.redis!.del(`lock:job:${job.name}`);
+    }
+  });
+
   test('when two nodes start the same job at once, then it runs once', async () => {
     let runs = 0;
     const job: JobDefinition = {

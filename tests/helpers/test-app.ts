@@ -42,12 +42,18 @@ export async function startTestApp(env: Record<string, string> = {}, opts: { ope
       JWT_SECRET: 'test-secret-' + crypto.randomUUID(),
       LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
       RATE_LIMIT_PREFIX: `rl-test-${crypto.randomUUID()}`,
+      // Per jest process, like the Socket.IO cluster below: two nodes of a cluster share it, other workers and runs do not.
+      JOB_LOCK_PREFIX: `lock:job-test-${process.pid}`,
+      // Registering costs an argon2 hash: at the default 64 MiB and 3 passes about 0.2 s of CPU, thousands of times a run.
+      PASSWORD_HASH_MEMORY_KIB: '1024',
+      PASSWORD_HASH_PASSES: '1',
       ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}),
       ...env,
     },
   );
-  // One Socket.IO cluster per test run (every file of a run shares the process): other runs on this machine
-  // use the same Redis, and their broadcasts (a room emit, a fetchSockets) must not reach this run's sockets.
+  // One Socket.IO cluster per jest process (the files a worker runs share it, one after another): other workers
+  // and runs on this machine use the same Redis, and their broadcasts (a room emit, a fetchSockets) must not reach
+  // this process's sockets.
   const realtime = { adapterKey: `socket.io-test-${process.pid}`, ...opts.realtime };
   const server = await startServer(config, { jobs: false, operations: opts.operations, realtime });
   const sockets: Socket[] = [];
