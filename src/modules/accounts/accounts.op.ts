@@ -93,6 +93,7 @@ export const logoutOp = defineOperation({
   summary: 'Blacklist the refresh token (cookie or {refresh}) and clear the cookie',
   tags: ['accounts'],
   input: z.object({ refresh: z.string().optional() }),
+  responses: { 200: z.object({ message: z.string() }) },
   handler: (input, ctx) => logout(input, ctx),
 });
 
@@ -108,6 +109,7 @@ export const passwordResetRequestOp = defineOperation({
     { name: 'email', points: 5, durationSeconds: 900, key: (input) => (typeof input.email === 'string' ? input.email.trim().toLowerCase() : null) },
   ],
   input: z.object({ email: zEmail() }),
+  responses: { 200: z.object({ detail: z.string() }) },
   handler: async (input) => ok(await requestPasswordReset(input.email)),
 });
 
@@ -129,6 +131,7 @@ export const passwordResetConfirmOp = defineOperation({
     otp: z.string().trim().regex(/^\d{6}$/, 'Enter the 6-digit code.'),
     new_password: zPassword(),
   }),
+  responses: { 200: z.object({ detail: z.string() }) },
   handler: async (input) => ok(await confirmPasswordReset(input)),
 });
 

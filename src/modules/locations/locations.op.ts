@@ -8,7 +8,20 @@ import { listLocations, locationAnalytics, locationDetail, nearbyLocations, sear
 import { adminUpdateLocation, flagForReview, updateBoundary } from './moderation.service.js';
 // Registers the realtime channel `location` (subscribe answers 404 for an unknown id).
 import './locations.channel.js';
-import { zLocationListItem } from './locations.serializer.js';
+import {
+  zFlagForReviewAnswer,
+  zLocationAnalytics,
+  zLocationBody,
+  zLocationListItem,
+  zNameSuggestionsAnswer,
+  zNearbyAnswer,
+  zSearchAnswer,
+  zSmartUpdateExisting,
+  zSmartUpdateNew,
+  zSuggestionListItem,
+  zSuggestNameAnswer,
+  zUpdateBoundaryAnswer,
+} from './locations.serializer.js';
 import { zPaginated } from '../../core/response-schemas.js';
 
 /** The locations area (contract: Locations, version 2.0.0 and the earlier endpoints). */
@@ -28,6 +41,7 @@ export const smartUpdateOp = defineOperation({
     suggested_name: z.string().optional(),
     geocoded_data: z.object({ address: z.record(z.string(), z.unknown()).optional() }).nullable().optional(),
   }),
+  responses: { 200: zSmartUpdateExisting, 201: zSmartUpdateNew },
   handler: async (input, ctx) => {
     const coords = parseCoordinates(input, { whenMissing: 'smart_update' })!;
     const result = await smartUpdate(ctx, { ...coords, suggested_name: input.suggested_name, geocoded_data: input.geocoded_data ?? undefined });
@@ -43,6 +57,7 @@ export const suggestNameOp = defineOperation({
   summary: 'Suggest a name; the location is renamed when the consensus rule says so',
   tags,
   input: z.object({ location_id: zUuid(), name: z.unknown() }),
+  responses: { 200: zSuggestNameAnswer },
   handler: async (input, ctx) => ok(await suggestName(ctx, input.location_id, input.name)),
 });
 
@@ -54,6 +69,7 @@ export const nameSuggestionsOp = defineOperation({
   summary: 'Suggestions for a location: grouped by similarity, or one by one with show_individual=true (paginated)',
   tags,
   input: z.object({ location_id: zUuid(), show_individual: zBool().optional(), page: zPage(), page_size: zPageSize() }),
+  responses: { 200: zNameSuggestionsAnswer },
   handler: async (input, ctx) => ok(await nameSuggestions(ctx, input.location_id, input)),
 });
 
@@ -70,6 +86,7 @@ export const nearbyOp = defineOperation({
     // An empty `max_distance=` (a form left blank) means the default, like an absent one.
     max_distance: zOptionalNumber().refine((v) => v === undefined || (v > 0 && v <= 100), 'Ensure this value is greater than 0 and at most 100.'),
   }),
+  responses: { 200: zNearbyAnswer },
   handler: async (input) => {
     const { latitude, longitude } = parseCoordinates(input, { whenMissing: 'invalid' })!;
     return ok(await nearbyLocations(latitude, longitude, input.max_distance ?? 5.0));
@@ -85,6 +102,7 @@ export const searchOp = defineOperation({
   tags,
   // At most a name's length (100): trigram matching costs grow with the query, and nothing longer can match better.
   input: z.object({ q: zOptionalText(100), latitude: coordinate, longitude: coordinate }),
+  responses: { 200: zSearchAnswer },
   handler: async (input) => ok(await searchLocations(input.q, parseCoordinates(input, { whenMissing: 'optional' }))),
 });
 
@@ -138,6 +156,7 @@ export const flagForReviewOp = defineOperation({
   tags,
   rateLimits: [{ name: 'user', points: 20, durationSeconds: 3600, key: 'user' }],
   input: z.object({ location_id: zUuid(), reason: zOptionalText(500) }),
+  responses: { 200: zFlagForReviewAnswer },
   handler: async (input, ctx) => ok(await flagForReview(ctx, input.location_id, input.reason)),
 });
 
@@ -149,6 +168,7 @@ export const analyticsOp = defineOperation({
   summary: 'Location statistics (staff)',
   tags,
   input: z.object({}),
+  responses: { 200: zLocationAnalytics },
   handler: async () => ok(await locationAnalytics()),
 });
 
@@ -160,6 +180,7 @@ export const suggestionsOp = defineOperation({
   summary: "Name suggestions, by location and/or the caller's own (paginated)",
   tags,
   input: z.object({ location_id: zUuid().optional(), my_suggestions: zBool().optional(), page: zPage(), page_size: zPageSize() }),
+  responses: { 200: zPaginated(zSuggestionListItem) },
   handler: async (input, ctx) => ok(await listSuggestions(ctx, input)),
 });
 
@@ -171,6 +192,7 @@ export const updateBoundaryOp = defineOperation({
   summary: "Recalculate a location's boundary now (administrators)",
   tags,
   input: z.object({ location_id: zUuid() }),
+  responses: { 200: zUpdateBoundaryAnswer },
   handler: async (input, ctx) => ok(await updateBoundary(ctx, input.location_id)),
 });
 
@@ -182,6 +204,7 @@ export const legacyListOp = defineOperation({
   summary: 'Locations (1.0.0 path)',
   tags,
   input: listInput,
+  responses: { 200: zPaginated(zLocationListItem) },
   handler: async (input, ctx) => ok(await listLocations(ctx, '/api/locations/', input as ListFilters)),
 });
 
@@ -193,6 +216,7 @@ export const legacyDetailOp = defineOperation({
   summary: 'One location (1.0.0 path)',
   tags,
   input: z.object({ location_id: zUuid() }),
+  responses: { 200: zLocationListItem },
   handler: async (input) => ok(await locationDetail(input.location_id)),
 });
 
@@ -204,6 +228,7 @@ export const adminUpdateLocationOp = defineOperation({
   summary: 'Approve a location or set its needs_verification flag (administrators; moderation-logged)',
   tags: ['admin', 'locations'],
   input: z.object({ location_id: zUuid(), moderator_approved: zBool().optional(), needs_verification: zBool().optional() }),
+  responses: { 200: zLocationBody },
   handler: async (input, ctx) => ok(await adminUpdateLocation(ctx, input.location_id, input)),
 });
 

@@ -118,6 +118,7 @@ export const updateLocationOp = defineOperation({
       }
       if (!HIERARCHY_LEVELS.some((l) => v[l])) issue.addIssue({ code: 'custom', path: ['non_field_errors'], message: 'Give at least one level of the address.' });
     }),
+  responses: { 200: z.object({ message: z.string(), location: z.object({ id: z.string(), name: z.string() }) }) },
   handler: async (input, ctx) => ok(await updateLocation(ctx, input)),
 });
 
