@@ -16,6 +16,7 @@ import { bootstrapAdmin } from './modules/accounts/admin-bootstrap.js';
 import { stopCommunityFanoutWorker } from './modules/posts/community-fanout.worker.js';
 import { listeningBaseUrl, setServerBaseUrl } from './core/server-base-url.js';
 import { configureTrustedProxies } from './core/client-address.js';
+import { configureAudioWork } from './core/media/audio-work.js';
 
 /**
  * The whole service in one process: platform connections, HTTP + Socket.IO on one port, jobs.
@@ -43,6 +44,7 @@ export interface ServerOptions {
 export async function startServer(config: Config, opts: ServerOptions = {}): Promise<RunningServer> {
   const served = opts.operations ?? operations;
   configureTrustedProxies(config.TRUSTED_PROXIES);
+  configureAudioWork({ timeoutMs: config.AUDIO_WORK_TIMEOUT_MS });
   await startPlatform(config, undefined, { embedded: opts.embedded });
   let web: DrainableServer;
   let io: SocketServer | null = null;

@@ -1,11 +1,13 @@
 import { z } from 'zod';
 import type { UploadedFile } from './context.js';
 import { ImageRejected, NOT_AN_IMAGE, processImage, type ProcessedImage } from './media/image-pipeline.js';
-import { stripAudioTags, type ProcessedAudio } from './media/audio-tags.js';
+import { AudioRejected, processAudio, type CheckedAudio } from './media/audio-work.js';
 import { imageWork } from './media/work-gate.js';
 
 export type { ProcessedImage } from './media/image-pipeline.js';
+import type { ProcessedAudio } from './media/audio-tags.js';
 export type { ProcessedAudio } from './media/audio-tags.js';
+export type { CheckedAudio } from './media/audio-work.js';
 /** What an operation hands to storage: an upload that has been checked and rewritten. */
 export type ProcessedUpload = ProcessedImage | ProcessedAudio;
 
@@ -16,6 +18,8 @@ export type ProcessedUpload = ProcessedImage | ProcessedAudio;
 export const IMAGE_MAX_BYTES = 10 * 1024 * 1024;
 export const AUDIO_MAX_BYTES = 25 * 1024 * 1024;
 
+// The type checks below read a few bytes at fixed offsets, whatever the file's length: constant time, no size field
+// believed (tests/unit/parsers-fuzz.test.ts).
 const startsWith = (buf: Buffer, bytes: number[], offset = 0) => bytes.every((b, i) => buf[offset + i] === b);
 const ascii = (buf: Buffer, start: number, end: number) => buf.subarray(start, end).toString('latin1');
 
@@ -62,14 +66,26 @@ export const zImageFile = () =>
       }
     });
 
-/** A validated audio upload, its type from its bytes and its identifying tags removed (core/media/audio-tags.ts). */
+/**
+ * A validated audio upload, its type from its bytes, its identifying tags removed (core/media/audio-tags.ts) and its
+ * duration read, both in a worker thread with a deadline (core/media/audio-work.ts): a file that the readers cannot
+ * get through in time is refused like any other file that is not audio, and never holds the event loop.
+ */
 export const zAudioFile = () =>
   z
     .custom<UploadedFile>(isUploadedFile, 'The submitted data was not a file.')
     .describe('An audio file: MP3, M4A/AAC, OGG, WAV or WebM by its bytes, at most 25 MB; identifying tags removed (see Media in the API description)')
     .refine((f) => f.buffer.length <= AUDIO_MAX_BYTES, 'The audio file is larger than 25 MB.')
     .refine((f) => detectAudioType(f.buffer) !== null, 'Upload a valid audio file (MP3, M4A/AAC, OGG, WAV or WebM).')
-    .transform((f): ProcessedAudio => stripAudioTags(f.buffer, detectAudioType(f.buffer)!));
+    .transform(async (f, ctx): Promise<CheckedAudio> => {
+      try {
+        return await processAudio(f.buffer, detectAudioType(f.buffer)!, { readDuration: true });
+      } catch (err) {
+        if (!(err instanceof AudioRejected)) throw err;
+        ctx.addIssue({ code: 'custom', message: err.message });
+        return z.NEVER;
+      }
+    });
 
 export const imageField = (name: string, maxCount = 1) => ({ name, maxCount, maxBytes: IMAGE_MAX_BYTES });
 export const audioField = (name: string) => ({ name, maxCount: 1, maxBytes: AUDIO_MAX_BYTES });

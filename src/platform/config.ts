@@ -102,6 +102,8 @@ export const configSchema = z.object({
   JSON_BODY_LIMIT: z.string().default('1mb'),
   /** In-flight requests get this long to finish on SIGTERM. */
   SHUTDOWN_GRACE_MS: z.coerce.number().int().positive().default(10000),
+  /** An uploaded audio file's tags and duration are read in a worker thread; one not read by then is refused (400). */
+  AUDIO_WORK_TIMEOUT_MS: z.coerce.number().int().positive().default(10000),
 });
 
 export type Config = z.infer<typeof configSchema> & { dataDir: string };

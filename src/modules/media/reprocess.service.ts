@@ -4,7 +4,7 @@ import { platform } from '../../platform/index.js';
 import { detectAudioType, detectImageType } from '../../core/uploads.js';
 import { isCurrentMediaKey } from '../../core/media/media-names.js';
 import { ImageRejected, processImage } from '../../core/media/image-pipeline.js';
-import { stripAudioTags } from '../../core/media/audio-tags.js';
+import { AudioRejected, processAudio } from '../../core/media/audio-work.js';
 import { imageWork } from '../../core/media/work-gate.js';
 
 /**
@@ -15,7 +15,11 @@ import { imageWork } from '../../core/media/work-gate.js';
  * - an audio file gets its name and type from its bytes and loses its tags;
  * - a file that is not what its column holds (HTML under a `.png`, a file that does not decode) is deleted and the
  *   reference dropped: the picture column is cleared, a post's or product's image row removed;
- * - a file that is missing from storage is left alone and counted.
+ * - a file that is missing from storage is left alone and counted;
+ * - an audio file that the worker thread could not get through before its deadline (AUDIO_WORK_TIMEOUT_MS; the same
+ *   bounded path as uploads, core/media/audio-work.ts) is left alone and counted as `unreadable`: the run goes on,
+ *   and a later run tries it again. It is not deleted, since a deadline missed on a busy machine says nothing
+ *   certain about the file.
  * It is idempotent: a name written by this release is never touched again, so a second run changes nothing, and a
  * run stopped half-way continues where it was. A row changed by a user meanwhile keeps the user's change (the row is
  * updated only if it still names the old file).
@@ -47,6 +51,7 @@ export interface ReprocessCounts {
   removed: number;
   missing: number;
   current: number;
+  unreadable: number;
 }
 
 const BATCH = 200;
@@ -58,7 +63,7 @@ export async function reprocessMedia(onProgress: (counts: ReprocessCounts) => vo
 }
 
 async function reprocessColumn(c: MediaColumn, onProgress: (counts: ReprocessCounts) => void): Promise<ReprocessCounts> {
-  const counts: ReprocessCounts = { column: `${c.table}.${c.column}`, scanned: 0, rewritten: 0, removed: 0, missing: 0, current: 0 };
+  const counts: ReprocessCounts = { column: `${c.table}.${c.column}`, scanned: 0, rewritten: 0, removed: 0, missing: 0, current: 0, unreadable: 0 };
   const table = sql.identifier(c.table);
   const column = sql.identifier(c.column);
   // Keyset over ids: rows added while this runs are new uploads, already under today's rules.
@@ -78,10 +83,11 @@ async function reprocessColumn(c: MediaColumn, onProgress: (counts: ReprocessCou
   return counts;
 }
 
-async function reprocessFile(c: MediaColumn, id: string, key: string): Promise<'rewritten' | 'removed' | 'missing'> {
+async function reprocessFile(c: MediaColumn, id: string, key: string): Promise<'rewritten' | 'removed' | 'missing' | 'unreadable'> {
   const bytes = await platform.storage.read(key);
   if (!bytes) return 'missing';
   const rewritten = await rewrite(c.kind, bytes);
+  if (rewritten === 'unreadable') return 'unreadable';
   const table = sql.identifier(c.table);
   const column = sql.identifier(c.column);
   if (!rewritten) {
@@ -101,7 +107,13 @@ async function reprocessFile(c: MediaColumn, id: string, key: string): Promise<'
 async function rewrite(kind: 'image' | 'audio', bytes: Buffer) {
   if (kind === 'audio') {
     const type = detectAudioType(bytes);
-    return type ? stripAudioTags(bytes, type) : null;
+    if (!type) return null;
+    try {
+      return await processAudio(bytes, type, { readDuration: false });
+    } catch (err) {
+      if (err instanceof AudioRejected) return 'unreadable' as const;
+      throw err;
+    }
   }
   const type = detectImageType(bytes);
   if (!type) return null;

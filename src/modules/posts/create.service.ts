@@ -1,5 +1,5 @@
 import type { AuthedContext } from '../../core/context.js';
-import type { ProcessedAudio, ProcessedImage, ProcessedUpload } from '../../core/uploads.js';
+import type { CheckedAudio, ProcessedImage, ProcessedUpload } from '../../core/uploads.js';
 import type { PendingEvents } from '../../core/events.js';
 import { serverBaseUrl } from '../../core/server-base-url.js';
 import { postAudio, postMedia, posts, type PostType } from '../../models/index.js';
@@ -26,7 +26,7 @@ export interface CreatePostInput {
   poll_options?: string[];
   poll_allows_multiple?: boolean;
   poll_expires_at?: Date;
-  audio_file?: ProcessedAudio;
+  audio_file?: CheckedAudio;
   media?: ProcessedImage[];
 }
 
