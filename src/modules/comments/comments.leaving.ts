@@ -1,14 +1,34 @@
 import { sql } from 'drizzle-orm';
+import type { Tx } from '../../platform/db.js';
 import type { AccountDeletionStep } from '../leaving/leaving.types.js';
 import { postScopeColumns, tombstonesFrom } from '../deletions/deletions.service.js';
 import { ACCOUNT_PUSH_LIMIT } from '../posts/posts.leaving.js';
 import '../posts/posts.events.js';
 
 /**
+ * The posts of other people that hold the account's comments, locked in id order: the lock that a comment insert
+ * (createComment) and a comment delete (deleteComment) take first, before any comment row. Held, no reply can be
+ * added under the account's threads between the moment they are read and the moment they are deleted: a reply
+ * already under way finishes first and is then read (and deleted with a tombstone, counted), a later one waits and
+ * finds its parent gone (400). NO KEY UPDATE, as the comment insert's increment takes: likes and views of those
+ * posts (KEY SHARE) are not held up. The account's own posts are not locked here: they go whole in the posts step.
+ */
+async function lockPostsOfComments(tx: Tx, userId: string): Promise<void> {
+  await tx.execute(sql`
+    SELECT p.id FROM posts p
+     WHERE p.id IN (SELECT c.post_id FROM comments c WHERE c.user_id = ${userId}::uuid) AND p.user_id <> ${userId}::uuid
+     ORDER BY p.id FOR NO KEY UPDATE OF p`);
+}
+
+/**
  * The account's comments on other people's posts go, as an author's delete removes one: with the replies below
  * them at every depth (a thread cut at the root, as deleteComment cuts it), a tombstone for each, the posts'
  * `comments_count` and the surviving parents' `replies_count` dropping by what went. Then its likes and bookmarks
  * of comments, their counters dropping. Runs after the posts step: comments on its own posts went with those posts.
+ *
+ * The posts are locked before the user row (lockFirst), as a reply locks its post before it notifies the account,
+ * and again at the start of the step for any comment the account's own last request added in between; the thread
+ * is read in the next statement, so it includes every reply committed while the deletion waited for those locks.
  */
 export const commentsLeaving: AccountDeletionStep = {
   module: 'comments',
@@ -17,7 +37,9 @@ export const commentsLeaving: AccountDeletionStep = {
     'comment_likes.user_id': 'step',
     'comment_bookmarks.user_id': 'step',
   },
+  lockFirst: ({ tx, userId }) => lockPostsOfComments(tx, userId),
   async run({ tx, events, userId }) {
+    await lockPostsOfComments(tx, userId);
     // One statement: the thread is found once and every count is taken from what was really deleted.
     const { rows: touched } = await tx.execute<{ id: string }>(sql`
       WITH RECURSIVE doomed AS (

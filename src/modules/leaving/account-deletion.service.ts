@@ -31,6 +31,10 @@ export async function deleteAccount(ctx: AuthedContext, password: string): Promi
   const startedAt = performance.now();
   await transaction(platform.db, async (tx, events) => {
     await tx.execute(sql.raw(`SET LOCAL statement_timeout = '${STATEMENT_TIMEOUT}'`));
+    // The rows other people's writes lock before they reach the user row (the posts holding the account's comments,
+    // which a reply locks before notifying the account): taken in their order, so a reply and the deletion wait for
+    // each other in one direction only and never deadlock (leaving.types.ts, lockFirst).
+    for (const step of ACCOUNT_DELETION_STEPS) await step.lockFirst?.({ tx, events, userId });
     // Step 1 of the lock order of membership.service.ts. FOR UPDATE: a concurrent request of the account's (another
     // device posting, liking) needs KEY SHARE on this row to insert a row naming it, and waits; after the commit its
     // foreign key finds the user gone and it fails (404), instead of slipping in between the steps and the DELETE,

@@ -36,6 +36,13 @@ export interface AccountDeletionStep {
    * answered for by no step, or by two: a new table that names users cannot be forgotten.
    */
   handles: Readonly<Record<string, UserReferenceHandling>>;
+  /**
+   * Optional: rows the step will change that other people's writes lock BEFORE they touch the user row. A reply
+   * locks its post, then names the leaving account in a notification (KEY SHARE on the user row): were the post
+   * locked only after the user row, the two would wait on each other. These locks are taken first, in the steps'
+   * order, before the deletion locks the user row (account-deletion.service.ts).
+   */
+  lockFirst?(deletion: AccountDeletion): Promise<void>;
   /** Runs in the deletion's transaction, after the steps listed before it; set-based statements only. */
   run(deletion: AccountDeletion): Promise<void>;
 }

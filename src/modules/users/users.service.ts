@@ -67,8 +67,12 @@ export async function updateProfile(ctx: AuthedContext, input: ProfileUpdate): P
     if (input.profile_picture) changes.profilePicture = await put('profile_pictures', input.profile_picture);
     if (input.banner) changes.banner = await put('users/banners', input.banner);
     await transaction(platform.db, async (tx, events) => {
-      // The user row is the first lock of a location move (membership.service.ts), and this update takes it.
-      await tx.update(users).set(changes).where(eq(users.id, ctx.user.id));
+      // The user row is the first lock of a location move (membership.service.ts), and this update takes it. An
+      // account deletion holds it from its start: this waits, and finds no row once the account is gone. Then the
+      // files just written belong to nobody, and no step of that deletion saw them: 404, and the catch below removes
+      // them (docs/modules/leaving.md, "Concurrency").
+      const updated = await tx.update(users).set(changes).where(eq(users.id, ctx.user.id)).returning({ id: users.id });
+      if (!updated.length) throw notFound();
       if (input.location) {
         const { latitude, longitude, ...levels } = input.location;
         const coords = latitude !== undefined && longitude !== undefined ? { latitude, longitude } : undefined;
