@@ -306,6 +306,35 @@ describe('communities', () => {
     expect(await sql('SELECT owner_id FROM communities WHERE id = $1', [club.id])).toEqual([{ owner_id: active.id }]);
   });
 
+  test.each(['rest', 'socket'])('when every other member is suspended, then the longest-standing suspended member inherits the community, keeping its posts, and is told (deletion over %s)', async (via) => {
+    const owner = await aResident(app);
+    const elder = await aResident(app);
+    const younger = await aResident(app);
+    const club = await aCommunity(app, owner);
+    await joinCommunity(app, elder, club.id);
+    await joinCommunity(app, younger, club.id);
+    const elders = await aPost(app, elder, { community_id: club.id });
+    const youngers = await aPost(app, younger, { community_id: club.id });
+    await sql('UPDATE users SET is_active = false WHERE id = ANY($1::uuid[])', [[elder.id, younger.id]]);
+
+    const deleted = via === 'rest' ? await deleteAccount(owner) : await app.emit('users.profile_delete', { password: owner.password }, { token: owner.token });
+    expect(deleted.status).toBe(204);
+
+    expect(await sql('SELECT owner_id, members_count, posts_count FROM communities WHERE id = $1', [club.id])).toEqual([{ owner_id: elder.id, members_count: 2, posts_count: 2 }]);
+    expect(await sql(`SELECT user_id, role FROM community_members WHERE community_id = $1 ORDER BY joined_at`, [club.id])).toEqual([
+      { user_id: elder.id, role: 'owner' },
+      { user_id: younger.id, role: 'member' },
+    ]);
+    expect(await sql('SELECT count(*)::int AS n FROM posts WHERE id = ANY($1::uuid[])', [[elders.id, youngers.id]])).toEqual([{ n: 2 }]);
+    expect(await sql(`SELECT count(*)::int AS n FROM notifications WHERE user_id = $1 AND target_type = 'Community' AND target_id = $2`, [elder.id, club.id])).toEqual([{ n: 1 }]);
+
+    // When the suspension is lifted, the community is theirs to run.
+    await sql('UPDATE users SET is_active = true WHERE id = $1', [elder.id]);
+    const login = await app.rest('POST', '/api/auth/login/', { body: { username: elder.username, password: elder.password } });
+    expect(login.status).toBe(200);
+    expect((await app.rest('GET', profilePath, { token: login.body.access_token })).body.owned_communities.map((c: { id: string }) => c.id)).toEqual([club.id]);
+  });
+
   test('when an owner alone in its community is deleted, then the community is deleted as its owner would delete it, and a community it only belonged to counts it out', async () => {
     const owner = await aResident(app);
     const other = await aResident(app);

@@ -6,8 +6,10 @@ import { removeCommunities } from './communities.service.js';
 
 /**
  * A community the account owns passes to its longest-standing other member (earliest `joined_at`, then the smaller
- * id), who is told; one with no other member is deleted by the community deletion path (tombstones, former members,
- * `post:deleted` and `community:deleted`, files after the commit). Then the account leaves every other community,
+ * id), who is told. An active member comes first; when every other member is suspended (deactivated), the
+ * longest-standing suspended one inherits it rather than see it deleted with their posts: a suspension can be lifted,
+ * a deletion cannot (docs/modules/leaving.md). Only a community with no other member at all is deleted, by the
+ * community deletion path (tombstones, former members, `post:deleted` and `community:deleted`, files after the commit). Then the account leaves every other community,
  * each one's `members_count` dropping. Runs before the posts step, so a deleted community's posts are counted once.
  */
 export const communitiesLeaving: AccountDeletionStep = {
@@ -21,10 +23,11 @@ export const communitiesLeaving: AccountDeletionStep = {
       WITH heirs AS (
         SELECT DISTINCT ON (m.community_id) m.community_id, m.user_id
         FROM community_members m JOIN communities c ON c.id = m.community_id
-        -- An active account only: a suspended or deactivated member cannot take care of it.
-        JOIN users u ON u.id = m.user_id AND u.is_active
+        JOIN users u ON u.id = m.user_id
         WHERE c.owner_id = ${userId} AND m.user_id <> ${userId}
-        ORDER BY m.community_id, m.joined_at, m.user_id
+        -- An active account first: a suspended member cannot take care of it while suspended, but keeps it (and
+        -- everyone's posts in it) for when the suspension is lifted.
+        ORDER BY m.community_id, u.is_active DESC, m.joined_at, m.user_id
       ), moved AS (
         UPDATE communities c SET owner_id = h.user_id, updated_at = now() FROM heirs h WHERE c.id = h.community_id
         RETURNING c.id, c.owner_id, c.name
