@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import type { UploadedFile } from './context.js';
-import { ImageRejected, NOT_AN_IMAGE, processImage, type ProcessedImage } from './media/image-pipeline.js';
+import { ImageRejected, NOT_AN_IMAGE, processImageInTurn, type ProcessedImage } from './media/image-pipeline.js';
 import { AudioRejected, processAudio, type CheckedAudio } from './media/audio-work.js';
-import { imageWork } from './media/work-gate.js';
 
 export type { ProcessedImage } from './media/image-pipeline.js';
 import type { ProcessedAudio } from './media/audio-tags.js';
@@ -58,7 +57,7 @@ export const zImageFile = () =>
     .refine((f) => detectImageType(f.buffer) !== null, NOT_AN_IMAGE)
     .transform(async (f, ctx): Promise<ProcessedImage> => {
       try {
-        return await imageWork.run(() => processImage(f.buffer, detectImageType(f.buffer)!));
+        return await processImageInTurn(f.buffer, detectImageType(f.buffer)!);
       } catch (err) {
         if (!(err instanceof ImageRejected)) throw err;
         ctx.addIssue({ code: 'custom', message: err.message });

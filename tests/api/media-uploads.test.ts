@@ -5,6 +5,8 @@ import { startTestApp, type TestApp } from '../helpers/test-app.js';
 import { IMAGE_UPLOAD_PATHS } from '../helpers/upload-paths.js';
 import { PHOTO_COMMENT, PHOTO_MAKE, PHOTO_SERIAL, PHOTO_SIZE, PHOTO_XMP_MARK, phonePhoto, pngClaiming } from '../helpers/phone-photo.js';
 import { PNG_1X1 } from '../helpers/images.js';
+import { hostileImages } from '../helpers/hostile-images.js';
+import { TOO_MANY_PIXELS } from '../../src/core/media/image-pipeline.js';
 import { aResident } from '../builders/locations.js';
 import { aNeighbourhood, aWav } from '../builders/posts.js';
 
@@ -98,8 +100,26 @@ describe('decompression bombs', () => {
     const before = await listMedia();
     const res = await app.http().patch('/api/users/profile/').set('Authorization', `Bearer ${user.token}`).attach('profile_picture', bomb, 'bomb.png');
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ profile_picture: ['The image has too many pixels (at most 100 megapixels).'] });
+    expect(res.body).toEqual({ profile_picture: ['The image has too many pixels (at most 48 megapixels and 16,384 pixels a side).'] });
     expect(await listMedia()).toEqual(before);
+  });
+});
+
+describe('tiny images whose headers lie about their size (issue 31)', () => {
+  // Each grew the service by 0.6 to 1.2 GB as it was decoded: the GIF and the JPEG were even stored. Each is now
+  // refused with the pixel limit's message, which only the header check gives (a decoder's failure is "Upload a
+  // valid image"), so the refusal came before any decoding; what they cost is measured by `npm run bench -- media`.
+  const paths = IMAGE_UPLOAD_PATHS.filter((p) => p.name === 'profile profile_picture' || p.name === 'profile picture over the socket (users.profile_patch)');
+
+  test.each(paths.map((p) => [p.name, p] as const))('when each is uploaded as %s, then 400 with the pixel limit on the field, and nothing is stored', async (_name, uploadPath) => {
+    expect(paths).toHaveLength(2);
+    for (const hostile of await hostileImages()) {
+      expect(hostile.bytes.length).toBeLessThan(600);
+      const before = await listMedia();
+      const { status, body } = await uploadPath.upload(app, { bytes: hostile.bytes, filename: 'tiny', contentType: hostile.type });
+      expect({ file: hostile.name, status, body }).toEqual({ file: hostile.name, status: 400, body: { profile_picture: [TOO_MANY_PIXELS] } });
+      expect(await listMedia()).toEqual(before);
+    }
   });
 });
 

@@ -3,9 +3,8 @@ import { sql } from 'drizzle-orm';
 import { platform } from '../../platform/index.js';
 import { detectAudioType, detectImageType } from '../../core/uploads.js';
 import { isCurrentMediaKey } from '../../core/media/media-names.js';
-import { ImageRejected, processImage } from '../../core/media/image-pipeline.js';
+import { ImageRejected, processImageInTurn } from '../../core/media/image-pipeline.js';
 import { AudioRejected, processAudio } from '../../core/media/audio-work.js';
-import { imageWork } from '../../core/media/work-gate.js';
 
 /**
  * `npm run media:reprocess`: files stored by releases before every upload was rewritten (DESIGN.md section 8) are
@@ -118,7 +117,7 @@ async function rewrite(kind: 'image' | 'audio', bytes: Buffer) {
   const type = detectImageType(bytes);
   if (!type) return null;
   try {
-    return await imageWork.run(() => processImage(bytes, type));
+    return await processImageInTurn(bytes, type);
   } catch (err) {
     if (err instanceof ImageRejected) return null;
     throw err;
