@@ -40,6 +40,8 @@ function single(type: string, s: JsonSchema, indent: string): string {
     case 'null':
       return 'null';
     case 'array':
+      // A tuple (`z.tuple`): JSON Schema 2020-12 lists its members in prefixItems.
+      if (Array.isArray(s.prefixItems)) return `[${(s.prefixItems as JsonSchema[]).map((item) => toTs(item, indent)).join(', ')}]`;
       return `Array<${toTs(s.items, indent)}>`;
     case 'object':
       return objectType(s, indent);

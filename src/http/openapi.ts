@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { Operation } from '../core/operation.js';
-import { zBadRequest, zDetailError } from '../core/response-schemas.js';
+import type { ErrorStatus, Operation } from '../core/operation.js';
+import { zBadRequest, zDetailError, zGeneralError, zUnavailable } from '../core/response-schemas.js';
 import { MEDIA_RULES_FOR_CLIENTS } from '../core/media/media-names.js';
 import { effectiveRateLimits } from '../core/operation-limits.js';
 
@@ -27,7 +27,8 @@ export function openApiDocument(operations: readonly Operation[], serverUrl?: st
     let requestBody: unknown;
     const inQuery = op.inputIn ? op.inputIn === 'query' : op.method === 'GET' || op.method === 'DELETE';
     if (inQuery) {
-      for (const [name, s] of Object.entries(rest)) parameters.push({ name, in: 'query', required: required.has(name), schema: s });
+      // A list in the query string is one comma-separated value (`categories=food,crafts`), as the contract says.
+      for (const [name, s] of Object.entries(rest)) parameters.push({ name, in: 'query', required: required.has(name), schema: s, ...(isArraySchema(s) ? { style: 'form', explode: false } : {}) });
     } else if (Object.keys(rest).length || fileFields.length) {
       const bodySchema = { type: 'object', properties: rest, required: [...required].filter((n) => n in rest) };
       const content: Record<string, unknown> = { 'application/json': { schema: bodySchema } };
@@ -51,17 +52,7 @@ export function openApiDocument(operations: readonly Operation[], serverUrl?: st
       security: op.auth === 'public' ? [] : op.auth === 'optional' ? [{}, { bearer: [] }] : [{ bearer: [] }],
       parameters,
       ...(requestBody ? { requestBody } : {}),
-      responses: {
-        ...Object.fromEntries(
-          Object.entries(op.responses ?? {}).map(([status, schema]) => [status, { description: 'Success', content: { 'application/json': { schema: responseSchema(schema!) } } }]),
-        ),
-        ...(op.responses ? {} : { default: { description: 'The operation result; errors in the contract formats ({field: [message]}, {detail}, {error}).' } }),
-        400: errorResponse('Invalid input', zBadRequest),
-        ...(op.auth !== 'public' ? { 401: errorResponse('No valid access token', zDetailError) } : {}),
-        ...(op.auth === 'staff' || op.auth === 'admin' ? { 403: errorResponse('The caller lacks the rights', zDetailError) } : {}),
-        ...(pathParams.length ? { 404: errorResponse('No such resource', zDetailError) } : {}),
-        ...(effectiveRateLimits(op).length ? { 429: { ...errorResponse('Rate limit spent', zDetailError), headers: { 'Retry-After': { schema: { type: 'integer' } } } } } : {}),
-      },
+      responses: documentedResponses(op, { pathParams, paged: 'page' in properties, errorResponse, responseSchema }),
     };
     (paths[op.path] ??= {})[op.method.toLowerCase()] = entry;
   }
@@ -73,6 +64,63 @@ export function openApiDocument(operations: readonly Operation[], serverUrl?: st
     paths,
   };
 }
+
+type ResponseEntry = Record<string, unknown>;
+
+/**
+ * Every status an operation can answer, each with its body: the success bodies it declares (204 without content),
+ * the errors its handler declares in `errors`, and those the house rules add to every operation of its kind.
+ */
+function documentedResponses(
+  op: Operation,
+  parts: {
+    pathParams: string[];
+    paged: boolean;
+    errorResponse: (description: string, schema: z.ZodType) => ResponseEntry;
+    responseSchema: (schema: z.ZodType) => Record<string, unknown>;
+  },
+): Record<string, ResponseEntry> {
+  const { errorResponse, responseSchema } = parts;
+  const responses: Record<string, ResponseEntry> = {};
+  const successes = Object.entries(op.responses ?? {});
+  // Only a test's throwaway operation goes without (the registry's are checked in tests/unit/openapi-document.test.ts).
+  if (!successes.length) responses.default = { description: 'Not documented' };
+  for (const [status, schema] of successes) {
+    if (!/^2\d\d$/.test(status)) throw new Error(`${op.name}: responses holds success statuses only (${status} belongs in errors)`);
+    responses[status] = status === '204' ? { description: 'No content' } : { description: 'Success', content: { 'application/json': { schema: responseSchema(schema!) } } };
+  }
+  // The house rules answer `{detail}` (DetailError); what a handler declares may also be `{error}` (GeneralError).
+  const error = (status: number, description: string, schema: z.ZodType = zDetailError) => (responses[status] = errorResponse(description, schema));
+  responses[400] = errorResponse('Invalid input, or a rule of the resource refused it', zBadRequest);
+  if (op.auth !== 'public') error(401, 'No valid access token (`code: token_not_valid` when one was sent)');
+  if (op.auth === 'staff' || op.auth === 'admin') error(403, 'The caller lacks the rights');
+  if (parts.pathParams.length) error(404, 'No such resource, or not one the caller may see');
+  else if (parts.paged) error(404, 'A page past the end (`Invalid page.`)');
+  for (const status of op.errors ?? []) error(status, ERROR_DESCRIPTIONS[status], zGeneralError);
+  if (effectiveRateLimits(op).length) responses[429] = { ...errorResponse('Rate limit spent', zGeneralError), headers: RETRY_AFTER };
+  error(500, 'A server error occurred');
+  responses[503] = { ...errorResponse('The database is out of reach or out of time: try again', zUnavailable), headers: RETRY_AFTER };
+  return responses;
+}
+
+const RETRY_AFTER = { 'Retry-After': { description: 'Seconds to wait', schema: { type: 'integer' } } };
+
+const ERROR_DESCRIPTIONS: Record<ErrorStatus, string> = {
+  401: 'The credentials were refused',
+  403: 'The caller may not do this (not the owner, a block, a rule of the resource)',
+  404: 'Something the input names does not exist, or not for the caller',
+  409: 'The resource changed or is taken',
+  410: 'Gone',
+  413: 'Too large',
+  415: 'Not a supported media type',
+  422: 'The input was understood but cannot be processed',
+  423: 'Locked',
+};
+
+const isArraySchema = (schema: unknown) => {
+  const s = schema as { type?: unknown; anyOf?: { type?: unknown }[] };
+  return s?.type === 'array' || (Array.isArray(s?.anyOf) && s.anyOf.some((part) => part?.type === 'array'));
+};
 
 function toJsonSchema(schema: z.ZodType): Record<string, unknown> {
   try {
@@ -96,11 +144,22 @@ export function toComponentJsonSchema(schema: z.ZodType, components: Record<stri
   }
   const rewritten = JSON.parse(JSON.stringify(json).replaceAll('"#/$defs/', '"#/components/schemas/')) as Record<string, unknown>;
   const { $schema: _dialect, $defs, ...rest } = rewritten;
-  Object.assign(components, $defs ?? {});
+  for (const [id, definition] of Object.entries(($defs ?? {}) as Record<string, unknown>)) addComponent(components, id, definition);
   const id = schema.meta()?.id;
   if (typeof id === 'string' && !rest.$ref) {
-    components[id] = rest;
+    addComponent(components, id, rest);
     return { $ref: `#/components/schemas/${id}` };
   }
   return rest;
+}
+
+/**
+ * Two different schemas under one id would leave the document with whichever came last, and every client generated
+ * from it wrong for the other: that is a programming error, caught when the document is built (at start and in tests).
+ */
+function addComponent(components: Record<string, unknown>, id: string, definition: unknown): void {
+  if (id in components && JSON.stringify(components[id]) !== JSON.stringify(definition)) {
+    throw new Error(`Two different schemas share the OpenAPI component id '${id}'`);
+  }
+  components[id] = definition;
 }

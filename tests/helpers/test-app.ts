@@ -8,6 +8,8 @@ import { loadConfig } from '../../src/platform/config.js';
 import { startServer, type RunningServer } from '../../src/server.js';
 import type { Operation } from '../../src/core/operation.js';
 import type { RealtimeOptions } from '../../src/realtime/server.js';
+import { operations as registryOperations } from '../../src/registry.js';
+import { openApiCheck } from './openapi-check.js';
 
 /**
  * The real service, in-process, on a free port, against the test database (and Redis when
@@ -57,10 +59,14 @@ export async function startTestApp(env: Record<string, string> = {}, opts: { ope
   const realtime = { adapterKey: `socket.io-test-${process.pid}`, ...opts.realtime };
   const server = await startServer(config, { jobs: false, operations: opts.operations, realtime });
   const sockets: Socket[] = [];
+  // Every answer is checked against the published OpenAPI document (tests/helpers/openapi-check.ts).
+  const answers = openApiCheck(opts.operations ?? registryOperations);
+  answers.watchServer(server.httpServer);
 
   const socket = async (token?: string) => {
     const s = ioClient(server.url, { path: '/socket.io/', transports: ['websocket'], auth: token ? { token } : {}, reconnection: false, forceNew: true });
     sockets.push(s);
+    answers.watchSocket(s);
     await new Promise<void>((resolve, reject) => {
       s.once('connect', () => resolve());
       s.once('connect_error', (err) => reject(err));
@@ -94,6 +100,8 @@ export async function startTestApp(env: Record<string, string> = {}, opts: { ope
       for (const s of sockets) s.close();
       await server.stop();
       await fs.rm(dataDir, { recursive: true, force: true });
+      const lies = answers.violations();
+      if (lies.length) throw new Error(`Answers the OpenAPI document does not describe (fix the operation's responses or errors):\n${lies.join('\n')}`);
     },
   };
 }

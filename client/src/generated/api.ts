@@ -119,9 +119,7 @@ export interface AdminUser {
   is_active: boolean;
 }
 
-export type BadRequest = FieldErrors | DetailError | {
-  error: string;
-};
+export type BadRequest = FieldErrors | DetailError | ErrorMessage;
 
 export interface Comment {
   id: string;
@@ -184,6 +182,11 @@ export interface CommunityMember {
   joined_at: string;
 }
 
+/** What joining or leaving did, in words */
+export interface CommunityMembershipMessage {
+  message: string;
+}
+
 export interface CommunitySummary {
   id: string;
   name: string;
@@ -219,9 +222,16 @@ export interface ConversationRead {
   read_at: string | null;
 }
 
-/** A general error: `{detail}`. */
+/** A general error: `{detail}`, with `code` where the client must act on the reason. */
 export interface DetailError {
   detail: string;
+  /** A machine-readable reason where one exists ('token_not_valid': sign in again or refresh) */
+  code?: string;
+}
+
+/** A general error in the `{error}` form, sometimes with more about it. */
+export interface ErrorMessage {
+  error: string;
 }
 
 export interface FeedLocationInfo {
@@ -231,6 +241,8 @@ export interface FeedLocationInfo {
 
 /** Validation errors: `{field: [message]}` or `{non_field_errors: [message]}`. */
 export type FieldErrors = Record<string, Array<string>>;
+
+export type GeneralError = DetailError | ErrorMessage;
 
 export interface GeneralFeed {
   items: Array<Post>;
@@ -327,10 +339,7 @@ export interface LocationListItem {
   is_auto_generated: boolean;
   moderator_approved: boolean;
   is_high_confidence: boolean;
-  top_suggestions: Array<{
-    name: string;
-    votes: number;
-  }>;
+  top_suggestions: Array<NameVotes>;
   post_count: number;
   store_count: number;
 }
@@ -395,6 +404,16 @@ export interface ModerationReport {
     moderator: UserSummary | null;
     resolved_at: string;
   } | null;
+}
+
+export interface NameSuggester {
+  username: string;
+  display_name: string;
+}
+
+export interface NameVotes {
+  name: string;
+  votes: number;
 }
 
 export interface NeighbourhoodFeed {
@@ -480,7 +499,8 @@ export interface Post {
     audio_file: string;
     duration_seconds: number;
     transcription: string | null;
-    waveform_data: unknown;
+    /** Amplitudes from 0 to 1 along the recording; not computed today, so null */
+    waveform_data: Array<number> | null;
   } | null;
   likes_count: number;
   comments_count: number;
@@ -728,6 +748,13 @@ export interface TokenPair {
   refresh_token: string;
 }
 
+export interface Unavailable {
+  detail: string;
+  /** A machine-readable reason where one exists ('token_not_valid': sign in again or refresh) */
+  code?: string;
+  retry_after?: number;
+}
+
 export interface User {
   id: string;
   /** Only for the user themself and for staff; absent for everyone else. */
@@ -836,14 +863,18 @@ export interface Operations {
     input: {
       refresh?: string;
     };
-    answer: unknown;
+    answer: {
+      message: string;
+    };
   };
   /** Mail a 6-digit reset code, valid for 10 minutes (POST /api/auth/password-reset/request/) */
   "accounts.password_reset_request": {
     input: {
       email: string;
     };
-    answer: unknown;
+    answer: {
+      detail: string;
+    };
   };
   /** Set a new password with the mailed code (single use; locked after 5 wrong codes) (POST /api/auth/password-reset/confirm/) */
   "accounts.password_reset_confirm": {
@@ -852,7 +883,9 @@ export interface Operations {
       otp: string;
       new_password: string;
     };
-    answer: unknown;
+    answer: {
+      detail: string;
+    };
   };
   /** The caller's own profile (GET /api/users/profile/) */
   "users.profile": {
@@ -931,7 +964,13 @@ export interface Operations {
       latitude?: number;
       longitude?: number;
     };
-    answer: unknown;
+    answer: {
+      message: string;
+      location: {
+        id: string;
+        name: string;
+      };
+    };
   };
   /** Users whose username or display name contains the query (case-insensitive) (GET /api/users/search/) */
   "users.search": {
@@ -996,7 +1035,44 @@ export interface Operations {
         address?: Record<string, unknown>;
       } | null;
     };
-    answer: unknown;
+    answer: {
+      location: {
+        id: string;
+        name: string;
+        confidence_score: number;
+        estimated_radius: number;
+        center_latitude: number | null;
+        center_longitude: number | null;
+        total_users: number;
+        country: string | null;
+        state: string | null;
+        city: string | null;
+        neighbourhood: string | null;
+      };
+      source: "existing";
+      message: string;
+      alternative_names: Array<string>;
+      /** Present when suggested_name was sent */
+      name_suggestion?: {
+        message: string;
+        vote_weight: number;
+        top_suggestions: Array<NameVotes>;
+      };
+    } | {
+      location: {
+        id: string;
+        name: string;
+        confidence_score: number;
+        estimated_radius: number;
+        center_latitude: number | null;
+        center_longitude: number | null;
+        total_users: number;
+        is_auto_generated: boolean;
+      };
+      source: "new";
+      message: string;
+      needs_more_data: boolean;
+    };
   };
   /** Suggest a name; the location is renamed when the consensus rule says so (POST /api/locations/locations/{location_id}/suggest_name/) */
   "locations.suggest_name": {
@@ -1004,7 +1080,19 @@ export interface Operations {
       location_id: string;
       name: unknown;
     };
-    answer: unknown;
+    answer: {
+      message: string;
+      old_name: string;
+      new_name: string;
+      confidence: number;
+      vote_weight: number;
+    } | {
+      message: string;
+      current_name: string;
+      suggested_name: string;
+      vote_weight: number;
+      top_suggestions: Array<NameVotes>;
+    };
   };
   /** Suggestions for a location: grouped by similarity, or one by one with show_individual=true (paginated) (GET /api/locations/locations/{location_id}/name_suggestions/) */
   "locations.name_suggestions": {
@@ -1014,7 +1102,49 @@ export interface Operations {
       page?: number;
       page_size?: number;
     };
-    answer: unknown;
+    answer: {
+      location_name: string;
+      confidence_score: number;
+      total_suggestions: number;
+      view_type: "grouped";
+      grouped_suggestions: Array<{
+        representative_name: string;
+        total_weight: number;
+        suggestion_count: number;
+        is_current_name: boolean;
+        suggestions: Array<{
+          id: string;
+          suggested_name: string;
+          user: NameSuggester;
+          vote_weight: number;
+          created_at: string;
+        }>;
+      }>;
+      /** Name to vote weight */
+      consensus_data: Record<string, number>;
+      /** [name, weight], heaviest first */
+      top_voted_names: Array<[string, number]>;
+    } | {
+      count: number;
+      next: string | null;
+      previous: string | null;
+      results: {
+        location_name: string;
+        confidence_score: number;
+        total_suggestions: number;
+        view_type: "individual";
+        suggestions: Array<{
+          id: string;
+          suggested_name: string;
+          user: NameSuggester;
+          vote_weight: number;
+          created_at: string;
+          is_current_name: boolean;
+          /** Percent */
+          similarity_to_current: number;
+        }>;
+      };
+    };
   };
   /** Locations within max_distance km (default 5), nearest first (GET /api/locations/locations/nearby/) */
   "locations.nearby": {
@@ -1025,7 +1155,17 @@ export interface Operations {
       longitude?: unknown;
       max_distance?: number;
     };
-    answer: unknown;
+    answer: {
+      count: number;
+      locations: Array<{
+        id: string;
+        name: string;
+        confidence_score: number;
+        estimated_radius: number;
+        distance_km: number;
+        total_users: number;
+      }>;
+    };
   };
   /** Fuzzy name search (pg_trgm); nearest first when coordinates are given (GET /api/locations/locations/search/) */
   "locations.search": {
@@ -1036,7 +1176,18 @@ export interface Operations {
       /** degrees, number or numeric string */
       longitude?: unknown;
     };
-    answer: unknown;
+    answer: {
+      query: string;
+      count: number;
+      locations: Array<{
+        id: string;
+        name: string;
+        confidence_score: number;
+        total_users: number;
+        city: string | null;
+        state: string | null;
+      }>;
+    };
   };
   /** Locations, filtered and ordered (paginated) (GET /api/locations/locations/) */
   "locations.list": {
@@ -1074,12 +1225,30 @@ export interface Operations {
       location_id: string;
       reason?: string;
     };
-    answer: unknown;
+    answer: {
+      message: string;
+      location_id: string;
+      needs_verification: boolean;
+    };
   };
   /** Location statistics (staff) (GET /api/locations/locations/analytics/) */
   "locations.analytics": {
     input: Record<string, never>;
-    answer: unknown;
+    answer: {
+      summary: {
+        total_locations: number;
+        low_confidence_count: number;
+        needs_verification_count: number;
+        auto_generated_count: number;
+        recent_suggestions_count: number;
+      };
+      top_locations: Array<{
+        id: string;
+        name: string;
+        total_users: number;
+        confidence_score: number;
+      }>;
+    };
   };
   /** Name suggestions, by location and/or the caller's own (paginated) (GET /api/locations/suggestions/) */
   "locations.suggestions": {
@@ -1089,14 +1258,39 @@ export interface Operations {
       page?: number;
       page_size?: number;
     };
-    answer: unknown;
+    answer: {
+      count: number;
+      next: string | null;
+      previous: string | null;
+      results: Array<{
+        id: string;
+        suggested_name: string;
+        location_name: string;
+        user: NameSuggester;
+        vote_weight: number;
+        is_current_name: boolean;
+        /** Percent */
+        similarity_to_current: number;
+        created_at: string;
+      }>;
+    };
   };
   /** Recalculate a location's boundary now (administrators) (POST /api/locations/locations/{location_id}/update_boundary/) */
   "locations.update_boundary": {
     input: {
       location_id: string;
     };
-    answer: unknown;
+    answer: {
+      message: string;
+      members_with_coordinates: number;
+      /** The boundary before */
+      previous: {
+        center_latitude: number | null;
+        center_longitude: number | null;
+        estimated_radius: number;
+      };
+      location: Location;
+    };
   };
   /** Locations (1.0.0 path) (GET /api/locations/) */
   "locations.legacy_list": {
@@ -1114,14 +1308,19 @@ export interface Operations {
       page?: number;
       page_size?: number;
     };
-    answer: unknown;
+    answer: {
+      count: number;
+      next: string | null;
+      previous: string | null;
+      results: Array<LocationListItem>;
+    };
   };
   /** One location (1.0.0 path) (GET /api/locations/{location_id}/) */
   "locations.legacy_detail": {
     input: {
       location_id: string;
     };
-    answer: unknown;
+    answer: LocationListItem;
   };
   /** Approve a location or set its needs_verification flag (administrators; moderation-logged) (PATCH /api/admin/locations/{location_id}/) */
   "admin.locations_update": {
@@ -1130,7 +1329,7 @@ export interface Operations {
       moderator_approved?: boolean;
       needs_verification?: boolean;
     };
-    answer: unknown;
+    answer: Location;
   };
   /** Create a post of any type (images in the multipart field `media`, audio in `audio_file`) (POST /api/feed/posts/) */
   "posts.create": {
@@ -1164,7 +1363,7 @@ export interface Operations {
     input: {
       post_id: string;
     };
-    answer: unknown;
+    answer: null;
   };
   /** Toggle the caller’s like; answers the new state and count (POST /api/feed/posts/{post_id}/like/) */
   "posts.like": {
@@ -1349,7 +1548,7 @@ export interface Operations {
     input: {
       comment_id: string;
     };
-    answer: unknown;
+    answer: null;
   };
   /** Toggle the caller’s like of a comment (POST /api/posts/comments/{comment_id}/like/) */
   "comments.like": {
@@ -1438,21 +1637,21 @@ export interface Operations {
     input: {
       community_id: string;
     };
-    answer: unknown;
+    answer: null;
   };
   /** Join a community (joining twice is not an error) (POST /api/communities/communities/{community_id}/join/) */
   "communities.join": {
     input: {
       community_id: string;
     };
-    answer: Message;
+    answer: CommunityMembershipMessage;
   };
   /** Leave a community (its owner cannot) (POST /api/communities/communities/{community_id}/leave/) */
   "communities.leave": {
     input: {
       community_id: string;
     };
-    answer: Message;
+    answer: CommunityMembershipMessage;
   };
   /** A community's members, earliest first (GET /api/communities/communities/{community_id}/members/) */
   "communities.members": {
@@ -1615,7 +1814,7 @@ export interface Operations {
     input: {
       store_id: string;
     };
-    answer: unknown;
+    answer: null;
   };
   /** The caller's stores (an array, not paginated) (GET /api/stores/stores/my_store/) */
   "stores.my_store": {
@@ -1733,7 +1932,7 @@ export interface Operations {
     input: {
       product_id: string;
     };
-    answer: unknown;
+    answer: null;
   };
   /** The caller's orders, newest first; role=seller lists the orders its stores received (GET /api/stores/orders/) */
   "orders.list": {
@@ -1804,7 +2003,7 @@ export interface Operations {
     input: {
       review_id: string;
     };
-    answer: unknown;
+    answer: null;
   };
   /** Posts of the caller's place and the places around it, ranked (page size 15 by default, at most 50) (GET /api/feed/hybrid/neighbourhood/) */
   "feeds.neighbourhood": {
@@ -1876,7 +2075,7 @@ export interface Operations {
     input: {
       user_id: string;
     };
-    answer: unknown;
+    answer: null;
   };
   /** The users the caller blocked, newest first (GET /api/safety/blocks/) */
   "safety.blocks_list": {
@@ -1903,7 +2102,7 @@ export interface Operations {
     input: {
       user_id: string;
     };
-    answer: unknown;
+    answer: null;
   };
   /** The users the caller muted, newest first (GET /api/safety/mutes/) */
   "safety.mutes_list": {
@@ -1995,7 +2194,7 @@ export interface Operations {
     input: {
       password: string;
     };
-    answer: unknown;
+    answer: null;
   };
 }
 

@@ -69,6 +69,8 @@ export const loginOp = defineOperation({
   ],
   input: z.object({ username: z.string().trim().min(1, 'This field may not be blank.'), password: z.string().min(1, 'This field may not be blank.') }),
   responses: { 200: zSession },
+  // Wrong credentials, or an inactive account: `{error: 'Invalid credentials'}`.
+  errors: [401],
   handler: (input, ctx) => login(input, ctx),
 });
 
@@ -82,6 +84,8 @@ export const refreshOp = defineOperation({
   rateLimits: [{ name: 'ip', points: 60, durationSeconds: 60, key: 'ip' }],
   input: z.object({ refresh: z.string().optional() }),
   responses: { 200: zTokenPair },
+  // A refresh token missing, invalid, blacklisted or of a user gone.
+  errors: [401],
   handler: (input, ctx) => refresh(input, ctx),
 });
 

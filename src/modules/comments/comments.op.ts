@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { created, defineOperation, noContent, ok, type RateLimitRule } from '../../core/operation.js';
-import { zPaginated } from '../../core/response-schemas.js';
+import { zPaginated, zNoContent } from '../../core/response-schemas.js';
 import { zPage, zPageSize, zUuid } from '../../core/validation.js';
 import { READ_LIMIT, zText } from '../posts/posts.op.js';
 import { createComment, deleteComment, listCommentReplies, listPostComments, toggleCommentBookmark, toggleCommentLike } from './comments.service.js';
@@ -58,6 +58,7 @@ export const deleteCommentOp = defineOperation({
   tags: ['comments'],
   input: z.object({ comment_id: zUuid() }),
   rateLimits: [perUser(60)],
+  responses: { 204: zNoContent },
   handler: async (input, ctx) => {
     await deleteComment(ctx, input.comment_id);
     return noContent();

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { created, defineOperation, noContent, ok, type RateLimitRule } from '../../core/operation.js';
 import { imageField, zImageFile } from '../../core/uploads.js';
 import { zOptionalText, zPage, zPageSize, zUuid } from '../../core/validation.js';
-import { zPaginated } from '../../core/response-schemas.js';
+import { zPaginated, zNoContent } from '../../core/response-schemas.js';
 import { zCommunityBody, zCommunityCategory, zCommunityMember } from './communities.serializer.js';
 import {
   createCommunity,
@@ -31,7 +31,7 @@ const zDescription = () => z.string({ error: 'Not a valid string.' }).max(2000, 
 const zLocationRef = () => z.preprocess((v) => (v === '' ? null : v), zUuid().nullable());
 
 const communityFiles = [imageField('avatar'), imageField('banner')];
-const zMessage = z.object({ message: z.string() }).meta({ id: 'Message' });
+const zMessage = z.object({ message: z.string() }).meta({ id: 'CommunityMembershipMessage', description: 'What joining or leaving did, in words' });
 const zCommunityId = z.object({ community_id: zUuid() });
 
 export const listCommunitiesOp = defineOperation({
@@ -118,6 +118,7 @@ export const deleteCommunityOp = defineOperation({
   tags: ['communities'],
   rateLimits: perUser(10, 3600),
   input: zCommunityId,
+  responses: { 204: zNoContent },
   handler: async (input, ctx) => {
     await deleteCommunity(ctx, input.community_id);
     return noContent();

@@ -5,6 +5,7 @@ import { clearRefreshCookie } from '../accounts/sessions.js';
 import { deleteAccount } from './account-deletion.service.js';
 import { EXPORT_SECTIONS, EXPORT_SECTION_NAMES } from './export.sections.js';
 import { exportAccount, exportSectionPage } from './export.service.js';
+import { zNoContent } from '../../core/response-schemas.js';
 
 /**
  * Leaving (DESIGN.md section 9; docs/modules/leaving.md): an account's export (GDPR article 20) and its deletion
@@ -68,6 +69,7 @@ export const deleteAccountOp = defineOperation({
   // become a password-guessing oracle either.
   rateLimits: [{ name: 'password', points: 5, durationSeconds: 900, key: 'user' }],
   input: z.object({ password: z.string().max(128, 'Ensure this field has no more than 128 characters.') }),
+  responses: { 204: zNoContent },
   handler: async (input, ctx) => {
     await deleteAccount(ctx, input.password);
     // Over the socket the calling socket becomes anonymous, as after logout; the account's other sockets end.

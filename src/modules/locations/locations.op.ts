@@ -58,6 +58,8 @@ export const suggestNameOp = defineOperation({
   tags,
   input: z.object({ location_id: zUuid(), name: z.unknown() }),
   responses: { 200: zSuggestNameAnswer },
+  // Only members and neighbours may name a place (assertMayName).
+  errors: [403],
   handler: async (input, ctx) => ok(await suggestName(ctx, input.location_id, input.name)),
 });
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { created, defineOperation, noContent, ok, type RateLimitRule } from '../../core/operation.js';
-import { zPaginated } from '../../core/response-schemas.js';
+import { zPaginated, zNoContent } from '../../core/response-schemas.js';
 import { audioField, imageField, zAudioFile, zImageFile } from '../../core/uploads.js';
 import { orRequired, zBool, zOptionalText, zPage, zPageSize, zUuid } from '../../core/validation.js';
 import { POST_TYPES } from '../../models/index.js';
@@ -138,6 +138,7 @@ export const deletePostOp = defineOperation({
   tags: ['posts'],
   input: zPostId,
   rateLimits: [perUser(60)],
+  responses: { 204: zNoContent },
   handler: async (input, ctx) => {
     await deletePost(ctx, input.post_id);
     return noContent();

@@ -42,7 +42,7 @@ export const zAudioData = z.object({
   audio_file: z.string(),
   duration_seconds: z.number().int(),
   transcription: z.string().nullable(),
-  waveform_data: z.unknown().nullable(),
+  waveform_data: z.array(z.number()).nullable().describe('Amplitudes from 0 to 1 along the recording; not computed today, so null'),
 });
 
 /** What a share post embeds (the marketplace's summaries; the communities module's is its own component). */
@@ -150,7 +150,7 @@ export function serializePost(post: PostRecord, ctx: UrlContext, now: Date = new
           audio_file: mediaUrl(post.audio.file, ctx.baseUrl)!,
           duration_seconds: post.audio.durationSeconds,
           transcription: post.audio.transcription,
-          waveform_data: post.audio.waveformData ?? null,
+          waveform_data: (post.audio.waveformData as number[] | null | undefined) ?? null,
         }
       : null,
     likes_count: post.likesCount,

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { created, defineOperation, noContent, ok, type Operation, type RateLimitRule } from '../../core/operation.js';
 import { zPage, zPageSize, zUuid } from '../../core/validation.js';
-import { zPaginated } from '../../core/response-schemas.js';
+import { zPaginated, zNoContent } from '../../core/response-schemas.js';
 import { BLOCKS, MUTES, type SafetyRelation } from './relations.js';
 import { addRelation, listMyRelations, removeRelation } from './safety.service.js';
 import { zSafetyRelation } from './safety.serializer.js';
@@ -34,6 +34,7 @@ function relationOperations(r: SafetyRelation): Operation[] {
     tags: ['safety'],
     rateLimits: perUser(60, 60),
     input: z.object({ user_id: zUuid() }),
+    responses: { 204: zNoContent },
     handler: async (input, ctx) => {
       await removeRelation(ctx, r, input.user_id);
       return noContent();

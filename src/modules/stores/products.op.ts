@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { created, defineOperation, noContent, ok } from '../../core/operation.js';
 import { zOptionalText, zPage, zPageSize, zUuid } from '../../core/validation.js';
 import { imageField, zImageFile } from '../../core/uploads.js';
-import { zPaginated } from '../../core/response-schemas.js';
+import { zPaginated, zNoContent } from '../../core/response-schemas.js';
 import { PRICE_TYPES, PRODUCT_CATEGORIES, type ProductCategory } from '../../models/index.js';
 import { zProductBody } from './products.serializer.js';
 import { zChoice, zDescription, zName, zOptionalUuid, zUuidList, zWhole } from './fields.js';
@@ -148,6 +148,7 @@ export const deleteProductOp = defineOperation({
   tags,
   input: z.object({ product_id: zUuid() }),
   rateLimits: perUser(120, 3600),
+  responses: { 204: zNoContent },
   handler: async (input, ctx) => {
     await deleteProduct(ctx, input.product_id);
     return noContent();

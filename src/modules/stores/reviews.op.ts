@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { created, defineOperation, noContent, ok } from '../../core/operation.js';
 import { zPage, zPageSize, zUuid } from '../../core/validation.js';
-import { zPaginated } from '../../core/response-schemas.js';
+import { zPaginated, zNoContent } from '../../core/response-schemas.js';
 import { createReview, deleteReview, listReviews, updateReview } from './reviews.service.js';
 import { zWhole } from './fields.js';
 import { READS_PER_IP, perUser } from './rate-limits.js';
@@ -58,6 +58,7 @@ export const deleteReviewOp = defineOperation({
   tags: ['reviews'],
   input: z.object({ review_id: zUuid() }),
   rateLimits: perUser(60, 3600),
+  responses: { 204: zNoContent },
   handler: async (input, ctx) => {
     await deleteReview(ctx, input.review_id);
     return noContent();

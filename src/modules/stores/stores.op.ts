@@ -3,7 +3,7 @@ import { created, defineOperation, noContent, ok } from '../../core/operation.js
 import { zBool, zOptionalText, zPage, zPageSize, zUuid } from '../../core/validation.js';
 import { imageField, zImageFile } from '../../core/uploads.js';
 import { READS_PER_IP, perUser } from './rate-limits.js';
-import { zPaginated } from '../../core/response-schemas.js';
+import { zPaginated, zNoContent } from '../../core/response-schemas.js';
 import { zStoreBody } from './stores.serializer.js';
 import { BLANK, maxChars, zCoordinate, zDescription, zName, zOptionalUuid } from './fields.js';
 import { adminUpdateStore, createStore, deleteStore, getStore, listStoresPage, myStores, syncStoreLocation, updateStore } from './stores.service.js';
@@ -114,6 +114,7 @@ export const deleteStoreOp = defineOperation({
   tags,
   input: z.object({ store_id: zUuid() }),
   rateLimits: perUser(30, 3600),
+  responses: { 204: zNoContent },
   handler: async (input, ctx) => {
     await deleteStore(ctx, input.store_id);
     return noContent();

@@ -70,6 +70,8 @@ export const updateProfileOp = defineOperation({
   files: profileFiles,
   input: profileFields,
   responses: { 200: zUserBody },
+  // 404: the account was deleted while this update waited for it (its uploaded files are removed).
+  errors: [404],
   handler: async (input, ctx) => ok(await updateProfile(ctx, input)),
 });
 
@@ -83,6 +85,8 @@ export const patchProfileOp = defineOperation({
   files: profileFiles,
   input: profileFields,
   responses: { 200: zUserBody },
+  // 404: the account was deleted while this update waited for it (its uploaded files are removed).
+  errors: [404],
   handler: async (input, ctx) => ok(await updateProfile(ctx, input)),
 });
 
