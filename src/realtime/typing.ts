@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { MESSAGES } from '../core/errors.js';
 import { zodToFieldErrors, zUuid } from '../core/validation.js';
 import { participantIds } from '../modules/messages/messages.queries.js';
+import { unblockedAmong } from '../modules/safety/visibility.js';
 import { checkedCaller } from './caller.js';
 import type { Clock } from './clock.js';
 import { userRoom } from './rooms.js';
@@ -12,7 +13,8 @@ import type { AppSocket } from './socket-types.js';
  * `typing {conversation_id, user_id}` (DESIGN.md section 5). Ephemeral: no operation, nothing stored, no
  * REST twin. Participation is cached briefly per conversation (participants never change after a
  * conversation opens), and each socket relays at most one `typing` per conversation per TYPING_THROTTLE_MS,
- * so a client that emits on every keystroke costs neither the database nor the other side anything.
+ * so a client that emits on every keystroke costs neither the database nor the other side anything. A relay
+ * reaches only the participants in no block with the typist.
  * Acks `{status: 200, body: {conversation_id, relayed}}`; 401 anonymous, 400 bad id, 404 not a participant.
  */
 export const TYPING_THROTTLE_MS = 2000;
@@ -52,7 +54,9 @@ export function createTypingHandler(clock: Clock) {
     if (last !== undefined && clock.now() - last < TYPING_THROTTLE_MS) return { status: 200, body: { conversation_id: conversationId, relayed: false } };
     mine.set(conversationId, clock.now());
 
-    const others = ids.filter((id) => id !== user.id).map(userRoom);
+    // Read on every relay, not cached with the participants: a block made a second ago already holds (DESIGN.md
+    // section 9, "Every path": typing never reaches across a block, in an old conversation or a group).
+    const others = (await unblockedAmong(user.id, ids.filter((id) => id !== user.id))).map(userRoom);
     if (others.length) socket.nsp.to(others).emit('typing', { conversation_id: conversationId, user_id: user.id });
     return { status: 200, body: { conversation_id: conversationId, relayed: true } };
   };

@@ -31,7 +31,8 @@ export interface NewComment {
  * first: a reply to a comment being deleted waits, then finds the parent gone (400), never a foreign-key error.
  *
  * Notified (never the commenter): the post's author (`post_reply`), the parent's author (`comment_reply`),
- * and the users mentioned, each at most once for this comment.
+ * and the users mentioned who may read it, each at most once for this comment; nobody, and no push, for a comment
+ * under content hidden by moderation.
  */
 export async function createComment(ctx: AuthedContext, input: NewComment): Promise<CommentBody> {
   return transaction(platform.db, async (tx, events) => {
@@ -45,6 +46,7 @@ export async function createComment(ctx: AuthedContext, input: NewComment): Prom
     if (!post || !(await mayViewPost(ctx.user, post))) throw fieldError('post', 'Post not found.');
     const postAuthor = post.authorId;
     let parentAuthor: string | null = null;
+    let parentHidden = false;
     if (input.parent) {
       const { rows } = await tx.execute<{ post_id: string }>(sql`
         UPDATE comments SET replies_count = replies_count + 1 WHERE id = ${input.parent}::uuid RETURNING post_id`);
@@ -57,11 +59,19 @@ export async function createComment(ctx: AuthedContext, input: NewComment): Prom
         throw err instanceof AppError && err.status === 404 ? fieldError('parent', 'Comment not found.') : err;
       });
       parentAuthor = parent.authorId;
+      parentHidden = parent.hidden;
     }
     const { rows: inserted } = await tx.execute<{ id: string }>(sql`
       INSERT INTO comments (post_id, user_id, parent_id, content)
       VALUES (${input.post}::uuid, ${ctx.user.id}::uuid, ${input.parent ?? null}::uuid, ${input.content}) RETURNING id`);
     const id = inserted[0].id;
+
+    const comment = (await loadComment(id, ctx.user.id, tx))!;
+    events.add('post.counters_changed', { postId: input.post });
+    // Under content hidden by moderation (the post, or a comment above), the new comment is hidden with it: it reaches
+    // nobody but its author and staff, who read it by id and in the author's lists (DESIGN.md section 9, "Every
+    // path"). So no comment:created to the post's room and no notification, mentions included.
+    if (post.hidden || parentHidden) return serializeComment(comment, ctx);
 
     const notified = [ctx.user.id];
     if (parentAuthor && parentAuthor !== ctx.user.id) {
@@ -72,11 +82,17 @@ export async function createComment(ctx: AuthedContext, input: NewComment): Prom
       await notifyMany(tx, events, [postAuthor], { actorId: ctx.user.id, type: 'post_reply', targetType: 'Post', targetId: input.post, message: `${ctx.user.username} commented on your post.` });
       notified.push(postAuthor);
     }
-    await notifyMentions(tx, events, { text: input.content, actorId: ctx.user.id, actorUsername: ctx.user.username, targetType: 'Comment', targetId: id, alreadyNotified: notified });
-
-    const comment = (await loadComment(id, ctx.user.id, tx))!;
+    await notifyMentions(tx, events, {
+      text: input.content,
+      actorId: ctx.user.id,
+      actorUsername: ctx.user.username,
+      targetType: 'Comment',
+      targetId: id,
+      alreadyNotified: notified,
+      // Someone in a block with the post's author or the parent's cannot read this comment: not told of it either.
+      readableOnlyApartFrom: parentAuthor ? [postAuthor, parentAuthor] : [postAuthor],
+    });
     events.add('comment.created', { postId: input.post, authorId: postAuthor, comment: serializeComment(comment, { baseUrl: serverBaseUrl() }) });
-    events.add('post.counters_changed', { postId: input.post });
     return serializeComment(comment, ctx);
   });
 }

@@ -1,5 +1,6 @@
 import { and, asc, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import { currentDb, type DbOrTx } from '../../platform/db.js';
+import { notBlockedWith } from '../safety/visibility.js';
 import { communities, communityCategories, communityCategoryGroups, communityMembers, locations, users, type CommunityRow, type CommunityRole } from '../../models/index.js';
 
 /** A community with what its body shows: category, location and owner (one query for any number of rows). */
@@ -90,14 +91,16 @@ export interface CommunityMember {
   joinedAt: Date;
 }
 
-export async function listMembers(communityId: string, limit: number, offset: number): Promise<{ count: number; rows: CommunityMember[] }> {
+/** Members as `viewerId` may list them: never anyone in a block with the viewer, either way (DESIGN.md section 9). */
+export async function listMembers(communityId: string, viewerId: string | null, limit: number, offset: number): Promise<{ count: number; rows: CommunityMember[] }> {
   const db = currentDb();
-  const [{ count }] = await db.select({ count: sql<number>`count(*)::int` }).from(communityMembers).where(eq(communityMembers.communityId, communityId));
+  const listed = and(eq(communityMembers.communityId, communityId), notBlockedWith(viewerId, sql`${communityMembers.userId}`));
+  const [{ count }] = await db.select({ count: sql<number>`count(*)::int` }).from(communityMembers).where(listed);
   const rows = await db
     .select({ id: users.id, username: users.username, displayName: users.displayName, profilePicture: users.profilePicture, role: communityMembers.role, joinedAt: communityMembers.joinedAt })
     .from(communityMembers)
     .innerJoin(users, eq(users.id, communityMembers.userId))
-    .where(eq(communityMembers.communityId, communityId))
+    .where(listed)
     .orderBy(asc(communityMembers.joinedAt), asc(communityMembers.userId))
     .limit(limit)
     .offset(offset);

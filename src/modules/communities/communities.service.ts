@@ -270,7 +270,7 @@ export async function leaveCommunity(ctx: AuthedContext, id: string): Promise<{ 
 export async function listCommunityMembers(ctx: RequestContext, id: string, input: { page?: number; page_size?: number }) {
   if (!(await findCommunity(id))) throw notFound();
   const params = pageParams(input, { size: 20, max: 100 });
-  const { count, rows } = await listMembers(id, params.limit, params.offset);
+  const { count, rows } = await listMembers(id, ctx.user?.id ?? null, params.limit, params.offset);
   return paginated(ctx, `/api/communities/communities/${id}/members/`, params, count, rows.map((m) => serializeMember(m, ctx)));
 }
 

@@ -2,14 +2,16 @@ import { sql } from 'drizzle-orm';
 import type { AuthedContext } from '../../core/context.js';
 import { notFound } from '../../core/errors.js';
 import { platform } from '../../platform/index.js';
+import { notBlockedWith } from '../safety/visibility.js';
 import { mediaUrl } from '../users/users.serializer.js';
 import { findHome, findPlace, neighbourhoodOf, type ScopedPlace } from './scope.queries.js';
 
 /**
  * Feed enhancements (contract, Feed enhancement items): blocks of people, stores and communities near the
  * caller that the client injects between feed items. "Near" is the neighbourhood of `location_id` when
- * given, else of the caller's own place (scope.queries.ts); nearest places first. A caller with neither gets
- * an empty block, never an error. The caller never sees itself, nor what it owns or already belongs to.
+ * given, else of the caller's own place (scope.queries.ts); nearest places first (people: only near the caller's
+ * home, see `peoplePlaces`). A caller with neither gets an empty block, never an error. The caller never sees itself,
+ * nor what it owns or already belongs to, nor anyone in a block with it (people, and the owners of stores).
  */
 export const ENHANCEMENT_SIZE = 10;
 
@@ -54,16 +56,36 @@ export interface UserSuggestion {
   bio: string;
 }
 
-/** People living in the places near the caller, nearest place first, then newest; never the caller. */
+/**
+ * The places whose residents the caller may be offered: those near where the caller lives, and no others. Stores
+ * and communities are public listings that anyone may browse anywhere (a location feed's blocks name its place),
+ * but people are offered only near home: a `location_id` outside the caller's neighbourhood gets an empty block
+ * (not an error: the location feed of a far place links this block too), else anyone could list who lives in any
+ * place (docs/modules/feeds.md, "Enhancements").
+ */
+async function peoplePlaces(ctx: AuthedContext, locationId: string | undefined): Promise<{ places: ScopedPlace[]; name: string | null }> {
+  const asked = locationId ? await findPlace(locationId) : null;
+  if (locationId && !asked) throw notFound();
+  const home = await findHome(ctx.user.id);
+  if (!home) return { places: [], name: null };
+  const places = await neighbourhoodOf(home.id);
+  if (asked && !places.some((p) => p.locationId === asked.id)) return { places: [], name: null };
+  return { places, name: asked?.name ?? home.name };
+}
+
+/**
+ * People living in the places near the caller's home, nearest place first, then newest; never the caller, and never
+ * anyone in a block with the caller, either way (DESIGN.md section 9, "Every path": every list of people).
+ */
 export async function userSuggestions(ctx: AuthedContext, input: { location_id?: string }): Promise<EnhancementBlock<UserSuggestion>> {
-  const { places, name } = await enhancementPlaces(ctx, input.location_id);
+  const { places, name } = await peoplePlaces(ctx, input.location_id);
   if (!places.length) return block('users', [], 'People near you');
   const { rows } = await platform.db.execute<{ id: string; username: string; display_name: string; profile_picture: string | null; bio: string }>(sql`
     SELECT s.id, s.username, s.display_name, s.profile_picture, s.bio
     FROM unnest(${sql.param(places.map((p) => p.locationId))}::uuid[], ${sql.param(places.map((p) => p.penalty))}::bigint[]) AS n(location_id, penalty)
     CROSS JOIN LATERAL (
       SELECT u.id, u.username, u.display_name, u.profile_picture, u.bio, u.created_at FROM users u
-      WHERE u.location_id = n.location_id AND u.is_active AND u.id <> ${ctx.user.id}::uuid
+      WHERE u.location_id = n.location_id AND u.is_active AND u.id <> ${ctx.user.id}::uuid AND ${notBlockedWith(ctx.user.id, sql`u.id`)}
       ORDER BY u.created_at DESC, u.id DESC
       LIMIT ${ENHANCEMENT_SIZE}
     ) s

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { AuthedContext } from '../../core/context.js';
 import { platform } from '../../platform/index.js';
+import { notBlockedWith } from '../safety/visibility.js';
 import { loadStoreSummaries } from '../stores/summaries.js';
 import { loadCommunitySummaries, type CommunitySummary } from '../communities/summaries.js';
 import { block, ENHANCEMENT_SIZE, enhancementPlaces, type EnhancementBlock } from './enhancements.service.js';
@@ -24,7 +25,10 @@ const placeArrays = (places: Array<{ locationId: string; penalty: number }>) => 
   penalties: sql.param(places.map((p) => p.penalty)),
 });
 
-/** Stores of the places near the caller, newest first within a place; never the caller's own stores. */
+/**
+ * Stores of the places near the caller, newest first within a place; never the caller's own stores, nor a shop whose
+ * owner is in a block with the caller (no order, no review there: DESIGN.md section 9, "Every path").
+ */
 export async function storeSuggestions(ctx: AuthedContext, input: { location_id?: string }): Promise<EnhancementBlock<StoreSuggestion>> {
   const { places, name } = await enhancementPlaces(ctx, input.location_id);
   if (!places.length) return block('stores', [], 'Stores near you');
@@ -33,7 +37,7 @@ export async function storeSuggestions(ctx: AuthedContext, input: { location_id?
     SELECT s.id FROM unnest(${ids}::uuid[], ${penalties}::bigint[]) AS n(location_id, penalty)
     CROSS JOIN LATERAL (
       SELECT s.id, s.created_at FROM stores s
-      WHERE s.location_id = n.location_id AND s.owner_id <> ${ctx.user.id}::uuid
+      WHERE s.location_id = n.location_id AND s.owner_id <> ${ctx.user.id}::uuid AND ${notBlockedWith(ctx.user.id, sql`s.owner_id`)}
       ORDER BY s.created_at DESC, s.id DESC LIMIT ${ENHANCEMENT_SIZE}
     ) s
     ORDER BY n.penalty, s.created_at DESC, s.id DESC

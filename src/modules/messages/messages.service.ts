@@ -6,7 +6,7 @@ import { serverBaseUrl } from '../../core/server-base-url.js';
 import { platform } from '../../platform/index.js';
 import { currentDb, transaction } from '../../platform/db.js';
 import { notifyMany } from '../notifications/notifications.service.js';
-import { isBlockedWithAny } from '../safety/visibility.js';
+import { isBlockedWithAny, unblockedAmong } from '../safety/visibility.js';
 import { messageNow } from './message-clock.js';
 import { findConversationFor, findDirectConversationId, findMessage, findMessageIn, isParticipant, listConversations, listMessages, participantIds } from './messages.queries.js';
 import {
@@ -155,7 +155,7 @@ export async function sendMessage(ctx: AuthedContext, conversationId: string, co
 
 /**
  * Mark the conversation read up to `messageId` (default: its latest message). The mark only moves forward;
- * when it moves, the other participants hear `conversation:read`.
+ * when it moves, the other participants hear `conversation:read`, except those in a block with the caller.
  */
 export async function markRead(ctx: AuthedContext, conversationId: string, messageId?: string): Promise<ConversationReadBody> {
   return transaction(platform.db, async (tx, events) => {
@@ -176,7 +176,9 @@ export async function markRead(ctx: AuthedContext, conversationId: string, messa
         WHERE conversation_id = ${conversationId} AND user_id = ${ctx.user.id} AND last_read_seq < ${target.seq}`);
       if ((moved.rowCount ?? 0) > 0) {
         const read = { conversation_id: conversationId, user_id: ctx.user.id, last_read_message_id: target.id, read_at: readAt.toISOString() };
-        events.add('conversation.read', { recipientIds: everyone.filter((u) => u !== ctx.user.id), read });
+        // Never across a block (DESIGN.md section 9, "Every path"): a conversation from before it stays readable, but
+        // the other person no longer learns how far the caller has read.
+        events.add('conversation.read', { recipientIds: await unblockedAmong(ctx.user.id, everyone.filter((u) => u !== ctx.user.id), tx), read });
         return read;
       }
     }

@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { PendingEvents } from '../../core/events.js';
 import type { DbOrTx } from '../../platform/db.js';
 import { notifyMany } from '../notifications/notifications.service.js';
+import { notBlockedWith } from '../safety/visibility.js';
 
 /**
  * `@username` in a post or a comment notifies that user (`mention`), once per item, never the author
@@ -31,6 +32,11 @@ export interface MentionSource {
   targetId: string;
   /** Users already notified of this item another way (the post's author of a reply): not told twice. */
   alreadyNotified?: readonly string[];
+  /**
+   * The authors above the item (a comment's post author, its parent's author): a user in a block with any of them
+   * cannot read the item (the one post and comment rule), so is not told of it (DESIGN.md section 9, "Every path").
+   */
+  readableOnlyApartFrom?: readonly string[];
 }
 
 /** Set-based: one read of the mentioned users, one notifyMany. Runs in the item's transaction. */
@@ -38,7 +44,8 @@ export async function notifyMentions(db: DbOrTx, events: PendingEvents, source: 
   const names = mentionedUsernames(source.text);
   if (!names.length) return;
   const { rows } = await db.execute<{ id: string }>(sql`
-    SELECT id FROM users WHERE lower(username) = ANY(${sql.param(names)}::text[]) AND is_active`);
+    SELECT u.id FROM users u WHERE lower(u.username) = ANY(${sql.param(names)}::text[]) AND u.is_active
+      ${sql.join([sql``, ...[...new Set(source.readableOnlyApartFrom ?? [])].map((author) => notBlockedWith(sql`${author}::uuid`, sql`u.id`))], sql` AND `)}`);
   const skip = new Set(source.alreadyNotified ?? []);
   const recipients = rows.map((r) => r.id).filter((id) => !skip.has(id));
   const where = source.targetType === 'Post' ? 'a post' : 'a comment';

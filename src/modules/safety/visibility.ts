@@ -53,6 +53,19 @@ export async function isBlockedWithAny(userId: string | null | undefined, otherI
   return found.rows.length > 0;
 }
 
+/**
+ * Those of `otherIds` with no block either way with `userId`, in their order: who may still hear `userId`'s ephemeral
+ * signals (typing, read receipts) in a conversation they share from before a block (DESIGN.md section 9, "Every path").
+ */
+export async function unblockedAmong(userId: string, otherIds: readonly string[], db: DbOrTx = currentDb()): Promise<string[]> {
+  if (!otherIds.length) return [];
+  const found = await db.execute<{ id: string }>(sql`
+    SELECT o.id FROM unnest(${sql.param([...otherIds])}::uuid[]) WITH ORDINALITY AS o(id, ord)
+     WHERE ${notBlockedWith(userId, sql`o.id`)}
+     ORDER BY o.ord`);
+  return found.rows.map((r) => r.id);
+}
+
 /** Whether a block, either way, stands between two people: a read by id of one's post or comment by the other is 404. */
 export function isBlockedBetween(viewerId: string | null | undefined, authorId: string, db: DbOrTx = currentDb()): Promise<boolean> {
   return viewerId && viewerId !== authorId ? isBlockedWithAny(viewerId, [authorId], db) : Promise.resolve(false);

@@ -1,12 +1,13 @@
 import { and, desc, eq, sql } from 'drizzle-orm';
 import type { AuthedContext } from '../../core/context.js';
-import { AppError, fieldError, notFound } from '../../core/errors.js';
+import { AppError, fieldError, forbidden, notFound } from '../../core/errors.js';
 import { requireOwner } from '../../core/ownership.js';
 import { pageParams, paginated } from '../../core/pagination.js';
 import { orders, products, stores, type OrderRow, type OrderStatus } from '../../models/index.js';
 import { platform } from '../../platform/index.js';
 import { transaction, type Tx } from '../../platform/db.js';
 import { notify } from '../notifications/notifications.service.js';
+import { isBlockedBetween } from '../safety/visibility.js';
 import { MAX_CENTS, fromCents, toCents } from './money.js';
 import { serializeOrder, type OrderBody } from './orders.serializer.js';
 import { isStatusChange, type OrderParty } from './order-transitions.js';
@@ -33,7 +34,7 @@ export const tooManyPendingUnits = (max: number, held: number) =>
  * One transaction: the product row is locked first (FOR NO KEY UPDATE, the lock the stock UPDATE takes anyway),
  * so one buyer's simultaneous orders of a product count its pending units one after another and cannot both pass
  * ORDER_MAX_PENDING_UNITS. The stock is then taken by a single conditional UPDATE (`stock >= quantity`), so none
- * can oversell; the order row, the seller's notification and the `order.created` push follow in the same
+ * can oversell. Nobody orders across a block with the seller, either way (403). The order row, the seller's notification and the `order.created` push follow in the same
  * transaction (pushed after COMMIT).
  */
 export async function createOrder(ctx: AuthedContext, input: { product: string; quantity: number }): Promise<OrderBody> {
@@ -46,6 +47,8 @@ export async function createOrder(ctx: AuthedContext, input: { product: string; 
       .for('no key update', { of: products });
     if (!product) throw fieldError('product', `Invalid pk "${input.product}" - object does not exist.`);
     if (product.sellerId === ctx.user.id) throw new AppError(400, { detail: OWN_STORE_ORDER });
+    // A block either way holds between a person and the other's shop (DESIGN.md section 9, "Every path").
+    if (await isBlockedBetween(ctx.user.id, product.sellerId, tx)) throw forbidden();
 
     // Read under the product's lock: every order of this product committed before it is counted.
     const maxPending = platform.config.ORDER_MAX_PENDING_UNITS;

@@ -1,11 +1,12 @@
 import { and, desc, eq, sql } from 'drizzle-orm';
 import type { AuthedContext, RequestContext } from '../../core/context.js';
-import { AppError, fieldError, notFound } from '../../core/errors.js';
+import { AppError, fieldError, forbidden, notFound } from '../../core/errors.js';
 import { requireOwner } from '../../core/ownership.js';
 import { pageParams, paginated } from '../../core/pagination.js';
 import { products, reviews, stores, type ReviewRow } from '../../models/index.js';
 import { platform } from '../../platform/index.js';
 import { currentDb } from '../../platform/db.js';
+import { isBlockedBetween, notBlockedWith } from '../safety/visibility.js';
 import { violates } from './uploads.js';
 import { serializeReview, type ReviewBody } from './reviews.serializer.js';
 
@@ -13,11 +14,17 @@ export const ALREADY_REVIEWED = 'You have already reviewed this product.';
 
 export async function listReviews(ctx: RequestContext, input: { product?: string; page?: number; page_size?: number }) {
   const params = pageParams(input, { size: 20, max: 100 });
-  const where = input.product ? eq(reviews.productId, input.product) : undefined;
+  // A review by someone in a block with the reader, either way, is not listed for them (DESIGN.md section 9).
+  const where = and(input.product ? eq(reviews.productId, input.product) : undefined, notBlockedWith(ctx.user?.id, sql`${reviews.userId}`));
   const db = currentDb();
   const [{ count }] = await db.select({ count: sql<number>`count(*)::int` }).from(reviews).where(where);
   const rows = count ? await db.select().from(reviews).where(where).orderBy(desc(reviews.createdAt), desc(reviews.id)).limit(params.limit).offset(params.offset) : [];
   return paginated(ctx, '/api/stores/reviews/', params, count, rows.map(serializeReview), { product: input.product });
+}
+
+/** A block either way holds between a person and the other's shop: no review, new or changed (DESIGN.md section 9, "Every path"). */
+async function refuseAcrossBlock(ctx: AuthedContext, sellerId: string | null): Promise<void> {
+  if (sellerId && (await isBlockedBetween(ctx.user.id, sellerId))) throw forbidden();
 }
 
 /** One review per user and product (the unique index decides between two at once); sellers do not review their own products. */
@@ -25,6 +32,7 @@ export async function createReview(ctx: AuthedContext, input: { product: string;
   const [product] = await platform.db.select({ sellerId: stores.ownerId }).from(products).innerJoin(stores, eq(stores.id, products.storeId)).where(eq(products.id, input.product));
   if (!product) throw fieldError('product', `Invalid pk "${input.product}" - object does not exist.`);
   if (product.sellerId === ctx.user.id) throw new AppError(400, { detail: 'You cannot review your own product.' });
+  await refuseAcrossBlock(ctx, product.sellerId);
   try {
     const [row] = await platform.db.insert(reviews).values({ userId: ctx.user.id, productId: input.product, rating: input.rating, comment: input.comment ?? '' }).returning();
     return serializeReview(row);
@@ -45,7 +53,10 @@ async function ownReview(ctx: AuthedContext, id: string): Promise<ReviewRow> {
 }
 
 export async function updateReview(ctx: AuthedContext, id: string, input: { rating?: number; comment?: string }): Promise<ReviewBody> {
-  await ownReview(ctx, id);
+  const review = await ownReview(ctx, id);
+  // Deleting one's review stays possible across a block; changing it is reviewing again.
+  const [product] = await platform.db.select({ sellerId: stores.ownerId }).from(products).innerJoin(stores, eq(stores.id, products.storeId)).where(eq(products.id, review.productId));
+  await refuseAcrossBlock(ctx, product?.sellerId ?? null);
   const changes: Partial<typeof reviews.$inferInsert> = { updatedAt: new Date() };
   if (input.rating !== undefined) changes.rating = input.rating;
   if (input.comment !== undefined) changes.comment = input.comment;
