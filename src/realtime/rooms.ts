@@ -34,7 +34,8 @@ export function localSocketsIn(io: Server, room: string): AppSocket[] {
  * way, and of everyone who muted them (src/modules/safety/visibility.ts decides; session.ts and the
  * `safety.hiding_changed` route keep the membership). Pushes authored by them go out `.except()` this room.
  */
-export const hidingRoom = (authorId: string) => `hiding:${authorId}`;
+export const HIDING_PREFIX = 'hiding:';
+export const hidingRoom = (authorId: string) => `${HIDING_PREFIX}${authorId}`;
 
 /** A post's own room (`subscribe {channel: 'post'}`): its comments, poll results and stats. */
 export const postRoom = (postId: string) => channelRoom('post', postId);

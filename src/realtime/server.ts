@@ -19,7 +19,7 @@ import { routeDomainEvent } from './event-routes.js';
 import { cancelExpiry, scheduleExpiry } from './expiry.js';
 import { RealtimeNode, type SendToOtherNodes } from './node.js';
 import { pollAccessChanges } from './access-change-poll.js';
-import { joinOwnRooms } from './session.js';
+import { catchUpOwnRooms, enterOwnRooms, readOwnRooms, type OwnRooms } from './own-rooms.js';
 import type { AppSocket } from './socket-types.js';
 
 /**
@@ -115,9 +115,17 @@ export function createRealtimeServer(httpServer: http.Server, operations: readon
     } catch (err) {
       // The check could not be made: that says nothing about the token, and `unauthorized` would make a
       // client throw a good token away and sign the person out.
-      return next(tokenCheckFailed(err));
+      return next(checkFailed(err, 'could not check the token of a socket handshake'));
     }
     if (token !== undefined && !auth) return next(new Error('unauthorized'));
+    // Its own rooms are read now, before the client hears `connect` (own-rooms.ts): without them the socket
+    // would miss what is pushed the moment it is connected, and could hear someone it hides. No read, no socket.
+    let rooms: OwnRooms | null = null;
+    try {
+      rooms = auth ? await readOwnRooms(auth.user.id, deps) : null;
+    } catch (err) {
+      return next(checkFailed(err, 'could not read the rooms of a socket handshake'));
+    }
     // A client that hung up while its token was checked never becomes a socket (Socket.IO fires no
     // 'disconnect' for it): counting it would leak a connection slot of its address and user for good.
     if (socket.conn.readyState !== 'open') return next(new Error('closed'));
@@ -129,12 +137,16 @@ export function createRealtimeServer(httpServer: http.Server, operations: readon
       return next(tooManyConnections(refusal));
     }
     socket.conn.once('close', () => caps.release(socket));
-    if (auth) startSession(socket, auth, clock);
+    if (auth && rooms) {
+      startSession(socket, auth, clock);
+      // Synchronous: Socket.IO sends the client its `connect` after next(), with the socket in every room.
+      enterOwnRooms(socket, auth.user.id, rooms);
+    }
     next();
   });
 
   io.on('connection', (socket: AppSocket) => {
-    // The dispatcher first: a client may emit as soon as it is connected, before its rooms are joined.
+    // The dispatcher first: a client may emit as soon as it is connected.
     attachDispatcher(socket);
     socket.on('disconnect', () => {
       cancelExpiry(socket, clock);
@@ -142,7 +154,8 @@ export function createRealtimeServer(httpServer: http.Server, operations: readon
     });
     if (!socket.data.session) return;
     scheduleExpiry(socket, clock);
-    joinOwnRooms(socket, deps);
+    // Room changes routed while the handshake ran did not reach the socket, which was not connected yet.
+    void catchUpOwnRooms(socket, deps);
   });
 
   const unsubscribe = domainEvents.subscribe((event) => {
@@ -179,14 +192,14 @@ function tooManyConnections(message: string): Error {
 }
 
 /**
- * A handshake whose token could not be checked (the check threw instead of answering), as REST answers it:
- * the database unreachable or out of time is `unavailable` with `data: {status: 503, detail, retry_after}` (seconds,
- * REST's Retry-After); anything else is `internal` with `data: {status: 500, detail}`. Either way the token was not
- * judged, so the client keeps it and connects again later.
+ * A handshake whose token could not be checked, or whose rooms could not be read (a read threw instead of
+ * answering), as REST answers it: the database unreachable or out of time is `unavailable` with
+ * `data: {status: 503, detail, retry_after}` (seconds, REST's Retry-After); anything else is `internal` with
+ * `data: {status: 500, detail}`. Either way the token was not judged, so the client keeps it and connects again later.
  */
-function tokenCheckFailed(err: unknown): Error {
+function checkFailed(err: unknown, what: string): Error {
   const unavailable = isDatabaseUnavailable(err);
-  platform.log.error({ err }, 'could not check the token of a socket handshake');
+  platform.log.error({ err }, what);
   const refusal = new Error(unavailable ? 'unavailable' : 'internal') as Error & { data?: unknown };
   refusal.data = unavailable
     ? { status: 503, detail: SERVICE_UNAVAILABLE_BODY.detail, retry_after: DATABASE_RETRY_AFTER_SECONDS }

@@ -6,34 +6,14 @@ import { zodToFieldErrors } from '../core/validation.js';
 import { forgetCaller, socketContext, startSession } from './caller.js';
 import type { RealtimeDeps } from './clock.js';
 import { cancelExpiry, scheduleExpiry } from './expiry.js';
-import { leaveResidency, reconcileResidency } from './residency.js';
-import { hidingRoom, userRoom } from './rooms.js';
-import { hiddenAuthorIdsFor } from '../modules/safety/visibility.js';
+import { leaveResidency } from './residency.js';
+import { userRoom } from './rooms.js';
+import { catchUpOwnRooms, enterOwnRooms, readOwnRooms, type OwnRooms } from './own-rooms.js';
 import type { AppSocket } from './socket-types.js';
 import type { ConnectionCaps } from './socket-limits.js';
 import { reauthorizeSubscriptions } from './subscriptions.js';
 
 /** Signing a socket in (handshake, auth:renew) and out (an operation that ends the session: logout). */
-
-/** Every device of a user hears `user:<id>` (joined first, so no later move is missed), and lives where its user lives. */
-export function joinOwnRooms(socket: AppSocket, deps: RealtimeDeps): void {
-  const session = socket.data.session;
-  if (!session) return;
-  void socket.join(userRoom(session.user.id));
-  // The hiding rooms before the residents' room: a post of someone hidden must not slip in between the two joins.
-  void joinHidingRooms(socket, session.user.id).then(() => reconcileResidency(socket, deps));
-}
-
-/** The socket joins the hiding room of everyone whose pushes its user must not hear (rooms.ts, hidingRoom). */
-async function joinHidingRooms(socket: AppSocket, userId: string): Promise<void> {
-  try {
-    const authors = await hiddenAuthorIdsFor(userId);
-    if (authors.length) await socket.join(authors.map(hidingRoom));
-  } catch (err) {
-    // The socket keeps working; until it reconnects it may hear someone it hides, as it did before this change.
-    platform.log.warn({ err, userId }, 'could not read the hidden authors of a socket');
-  }
-}
 
 const renewInput = z.object({ token: z.string({ error: (issue) => (issue.input === undefined ? 'This field is required.' : 'Not a valid string.') }) });
 
@@ -67,11 +47,23 @@ export async function renewSession(socket: AppSocket, rawInput: unknown, deps: R
     platform.log.error({ err }, 'could not check the token of auth:renew');
     return { status: 503, body: { ...SERVICE_UNAVAILABLE_BODY, retry_after: DATABASE_RETRY_AFTER_SECONDS } };
   }
-  const current = socket.data.session;
-  if (!auth || (current && auth.user.id !== current.user.id)) {
-    const refused = invalidToken();
-    return { status: refused.status, body: refused.body };
+  if (!auth) return refusedToken();
+  // An anonymous socket that signs in gets what a socket authenticated at the handshake has, read before it is
+  // signed in (own-rooms.ts); when that read fails it stays anonymous, as a handshake would be refused.
+  let rooms: OwnRooms | null = null;
+  if (!socket.data.session && socket.connected) {
+    try {
+      rooms = await readOwnRooms(auth.user.id, deps);
+    } catch (err) {
+      if (!isDatabaseUnavailable(err)) throw err;
+      platform.log.error({ err }, 'could not read the rooms of a socket signing in with auth:renew');
+      return { status: 503, body: { ...SERVICE_UNAVAILABLE_BODY, retry_after: DATABASE_RETRY_AFTER_SECONDS } };
+    }
   }
+  // Read after the rooms: another renewal may have signed the socket in meanwhile.
+  const current = socket.data.session;
+  if (current && auth.user.id !== current.user.id) return refusedToken();
+  if (current) rooms = null;
   if (!socket.connected) return { status: 200, body: { expires_at: new Date(auth.expiresAt).toISOString() } };
   if (!current && caps) {
     const refusal = caps.admitUser(socket, auth.user.id);
@@ -82,9 +74,16 @@ export async function renewSession(socket: AppSocket, rawInput: unknown, deps: R
   if (!settled) forgetCaller(socket);
   socket.data.accessEpoch++;
   scheduleExpiry(socket, deps.clock);
-  // An anonymous socket that signs in gets what a socket authenticated at the handshake has.
-  if (!current) joinOwnRooms(socket, deps);
+  if (rooms) {
+    enterOwnRooms(socket, auth.user.id, rooms);
+    void catchUpOwnRooms(socket, deps);
+  }
   return { status: 200, body: { expires_at: new Date(auth.expiresAt).toISOString() } };
+}
+
+function refusedToken(): { status: number; body: unknown } {
+  const refused = invalidToken();
+  return { status: refused.status, body: refused.body };
 }
 
 /**

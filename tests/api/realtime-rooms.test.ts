@@ -188,17 +188,42 @@ describe('user room', () => {
 });
 
 describe('residents room while the user moves', () => {
-  test('when a socket reads the old place on connect and that read finishes after the move was routed, then the socket is only in the new place', async () => {
+  test('when the handshake reads the old place and the move is routed before the socket is connected, then the socket ends in the new place', async () => {
     const alice = await aUser(app);
     const oldPlace = await moveTo(alice);
     holdReadsOf = alice.id;
     try {
-      const s = await app.socket(alice.token);
-      await readsHeld(1); // the connect-time read has seen the old place and is held
+      const connecting = app.socket(alice.token);
+      await readsHeld(1); // the handshake's read has seen the old place and is held: the socket is not connected yet
+      const newPlace = await moveTo(alice); // committed and routed while the socket could not be moved
+      holdReadsOf = null;
+      heldReads.pop()!();
+      const s = await connecting;
+      // Connected in the place the handshake read, then moved by the read made once it was connected.
+      expect(await eventually(async () => residentsRoomsOf(s).join() === `residents:${newPlace}`)).toBe(true);
+      expect(await hears(s, oldPlace)).toBe(false);
+      expect(await hears(s, newPlace)).toBe(true);
+    } finally {
+      holdReadsOf = null;
+      onHeld = null;
+      for (const release of heldReads.splice(0)) release();
+    }
+  });
+
+  test('when the read made once connected sees the old place and finishes after the move was routed, then the socket is only in the new place', async () => {
+    const alice = await aUser(app);
+    const oldPlace = await moveTo(alice);
+    holdReadsOf = alice.id;
+    try {
+      const connecting = app.socket(alice.token);
+      await readsHeld(1);
+      heldReads.shift()!(); // the handshake's read: the old place
+      const s = await connecting;
+      await readsHeld(1); // the read made once connected has seen the old place and is held
       const newPlace = await moveTo(alice); // committed and routed: the socket is moved, and reads again
       await readsHeld(2);
       expect(residentsRoomsOf(s)).toEqual([`residents:${newPlace}`]);
-      // The worst order: the read that saw the new place finishes first, the stale connect-time read last.
+      // The worst order: the read that saw the new place finishes first, the stale one last.
       holdReadsOf = null;
       heldReads.pop()!();
       heldReads.pop()!();
