@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { ConfigError, loadConfig, type Config } from './platform/config.js';
-import { createLogger } from './platform/logger.js';
+import { createLogger, defaultLogFormat } from './platform/logger.js';
+import { startWatchdog } from './platform/watchdog.js';
 import { startEmbeddedDatabase } from './platform/embedded-db.js';
 import type { RunningServer } from './server.js';
 
@@ -33,6 +34,12 @@ try {
   process.exit(1);
 }
 platform.log.info({ port: server.port, startupMs: Date.now() - started, database: config.DATABASE_URL ? 'server' : 'embedded' }, `listening on http://localhost:${server.port}`);
+
+// From here on, an event loop blocked for WATCHDOG_BLOCKED_MS ends the process (code 70) for the supervisor to restart
+// it: such a node answers nothing, SIGTERM included (docs/deployment.md, "Event-loop watchdog"). It keeps watching
+// during a shutdown, which a blocked loop would never finish.
+const watchdog = startWatchdog({ blockedMs: config.WATCHDOG_BLOCKED_MS, format: config.LOG_FORMAT ?? defaultLogFormat() });
+if (watchdog) platform.log.info({ blockedMs: config.WATCHDOG_BLOCKED_MS }, 'event-loop watchdog started');
 
 let shuttingDown = false;
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {

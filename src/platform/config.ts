@@ -104,6 +104,8 @@ export const configSchema = z.object({
   SHUTDOWN_GRACE_MS: z.coerce.number().int().positive().default(10000),
   /** An uploaded audio file's tags and duration are read in a worker thread; one not read by then is refused (400). */
   AUDIO_WORK_TIMEOUT_MS: z.coerce.number().int().positive().default(10000),
+  /** `npm start`: an event loop blocked this long is logged and the process exits (code 70) for its supervisor to restart it; 0: no watchdog. */
+  WATCHDOG_BLOCKED_MS: z.coerce.number().int().min(0).default(10000),
 });
 
 export type Config = z.infer<typeof configSchema> & { dataDir: string };
