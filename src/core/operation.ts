@@ -9,7 +9,7 @@ import type { AuthedContext, RequestContext } from './context.js';
 export type AuthRule = 'public' | 'optional' | 'user' | 'staff' | 'admin';
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 /** Error statuses an operation may declare in `errors` (all answered with the contract's error bodies). */
-export type ErrorStatus = 401 | 403 | 404 | 409 | 410 | 413 | 415 | 422 | 423;
+export type ErrorStatus = 401 | 403 | 404 | 409 | 410 | 413 | 415 | 422 | 423 | 429;
 
 export interface CookieInstruction {
   name: string;

@@ -115,6 +115,7 @@ const ERROR_DESCRIPTIONS: Record<ErrorStatus, string> = {
   415: 'Not a supported media type',
   422: 'The input was understood but cannot be processed',
   423: 'Locked',
+  429: 'Too many of these for now (a rule of the resource, with its own body)',
 };
 
 const isArraySchema = (schema: unknown) => {

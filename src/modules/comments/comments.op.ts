@@ -20,6 +20,7 @@ export const listPostCommentsOp = defineOperation({
   input: z.object({ post_id: zUuid(), page: zPage(), page_size: zPageSize() }),
   rateLimits: [READ_LIMIT],
   responses: { 200: zPaginated(zCommentBody) },
+  errors: [403],
   handler: async (input, ctx) => ok(await listPostComments(ctx, input)),
 });
 
@@ -33,6 +34,7 @@ export const listRepliesOp = defineOperation({
   input: z.object({ parent_id: zUuid(), page: zPage(), page_size: zPageSize() }),
   rateLimits: [READ_LIMIT],
   responses: { 200: zPaginated(zCommentBody) },
+  errors: [403],
   handler: async (input, ctx) => ok(await listCommentReplies(ctx, input)),
 });
 
@@ -46,6 +48,7 @@ export const createCommentOp = defineOperation({
   input: z.object({ post: zUuid(), content: zCommentText(), parent: z.preprocess((v) => (v === '' ? null : v), zUuid().nullable().optional()) }),
   rateLimits: [perUser(60)],
   responses: { 201: zCommentBody },
+  errors: [403, 404],
   handler: async (input, ctx) => created(await createComment(ctx, input)),
 });
 
@@ -59,6 +62,7 @@ export const deleteCommentOp = defineOperation({
   input: z.object({ comment_id: zUuid() }),
   rateLimits: [perUser(60)],
   responses: { 204: zNoContent },
+  errors: [403],
   handler: async (input, ctx) => {
     await deleteComment(ctx, input.comment_id);
     return noContent();
@@ -75,6 +79,7 @@ export const likeCommentOp = defineOperation({
   input: z.object({ comment_id: zUuid() }),
   rateLimits: [perUser(300)],
   responses: { 200: z.object({ message: z.string(), liked: z.boolean(), likes_count: z.number().int() }) },
+  errors: [403],
   handler: async (input, ctx) => ok(await toggleCommentLike(ctx, input.comment_id)),
 });
 
@@ -88,6 +93,7 @@ export const bookmarkCommentOp = defineOperation({
   input: z.object({ comment_id: zUuid() }),
   rateLimits: [perUser(300)],
   responses: { 200: z.object({ message: z.string(), bookmarked: z.boolean(), bookmarks_count: z.number().int() }) },
+  errors: [403],
   handler: async (input, ctx) => ok(await toggleCommentBookmark(ctx, input.comment_id)),
 });
 
@@ -102,6 +108,7 @@ export const commentOnPostOp = defineOperation({
   input: z.object({ post_id: zUuid(), content: zCommentText() }),
   rateLimits: [{ ...perUser(60), name: 'user' }],
   responses: { 201: zCommentBody },
+  errors: [403],
   handler: async (input, ctx) => created(await createComment(ctx, { post: input.post_id, content: input.content })),
 });
 

@@ -71,6 +71,7 @@ export const createCommunityOp = defineOperation({
     banner: zImageFile().optional(),
   }),
   responses: { 201: zCommunityBody },
+  errors: [404],
   handler: async (input, ctx) => created(await createCommunity(ctx, input)),
 });
 
@@ -106,6 +107,7 @@ export const updateCommunityOp = defineOperation({
     banner: zImageFile().optional(),
   }),
   responses: { 200: zCommunityBody },
+  errors: [403],
   handler: async ({ community_id, ...input }, ctx) => ok(await updateCommunity(ctx, community_id, input)),
 });
 
@@ -119,6 +121,7 @@ export const deleteCommunityOp = defineOperation({
   rateLimits: perUser(10, 3600),
   input: zCommunityId,
   responses: { 204: zNoContent },
+  errors: [403],
   handler: async (input, ctx) => {
     await deleteCommunity(ctx, input.community_id);
     return noContent();

@@ -21,6 +21,7 @@ export const neighbourhoodFeedOp = defineOperation({
   input: zFeedPage,
   rateLimits: [FEED_READ_LIMIT],
   responses: { 200: zNeighbourhoodFeed },
+  errors: [403],
   handler: async (input, ctx) => ok(await neighbourhoodFeed(ctx, input)),
 });
 
@@ -34,6 +35,7 @@ export const generalFeedOp = defineOperation({
   input: zFeedPage,
   rateLimits: [FEED_READ_LIMIT],
   responses: { 200: zGeneralFeed },
+  errors: [403],
   handler: async (input, ctx) => ok(await generalFeed(ctx, input)),
 });
 
@@ -47,6 +49,7 @@ export const locationFeedOp = defineOperation({
   input: zFeedPage.extend({ location_id: zUuid() }),
   rateLimits: [FEED_READ_LIMIT],
   responses: { 200: zLocationFeed },
+  errors: [403],
   handler: async (input, ctx) => ok(await locationFeed(ctx, input)),
 });
 
@@ -62,6 +65,7 @@ export const usersEnhancementOp = defineOperation({
   input: zEnhancementInput,
   rateLimits: [FEED_READ_LIMIT],
   responses: { 200: zUsersEnhancement },
+  errors: [404],
   handler: async (input, ctx) => ok(await userSuggestions(ctx, input)),
 });
 
@@ -75,6 +79,7 @@ export const storesEnhancementOp = defineOperation({
   input: zEnhancementInput,
   rateLimits: [FEED_READ_LIMIT],
   responses: { 200: zStoresEnhancement },
+  errors: [404],
   handler: async (input, ctx) => ok(await storeSuggestions(ctx, input)),
 });
 
@@ -88,6 +93,7 @@ export const communitiesEnhancementOp = defineOperation({
   input: zEnhancementInput,
   rateLimits: [FEED_READ_LIMIT],
   responses: { 200: zCommunitiesEnhancement },
+  errors: [404],
   handler: async (input, ctx) => ok(await communitySuggestions(ctx, input)),
 });
 

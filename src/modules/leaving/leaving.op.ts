@@ -37,6 +37,7 @@ export const exportAccountOp = defineOperation({
   rateLimits: [{ name: 'export', points: 5, durationSeconds: 3600, key: 'user' }],
   input: z.object({}),
   responses: { 200: zAccountExport },
+  errors: [404],
   handler: async (_input, ctx) => ok(await exportAccount(ctx)),
 });
 
@@ -70,6 +71,7 @@ export const deleteAccountOp = defineOperation({
   rateLimits: [{ name: 'password', points: 5, durationSeconds: 900, key: 'user' }],
   input: z.object({ password: z.string().max(128, 'Ensure this field has no more than 128 characters.') }),
   responses: { 204: zNoContent },
+  errors: [404],
   handler: async (input, ctx) => {
     await deleteAccount(ctx, input.password);
     // Over the socket the calling socket becomes anonymous, as after logout; the account's other sockets end.

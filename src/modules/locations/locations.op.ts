@@ -42,6 +42,7 @@ export const smartUpdateOp = defineOperation({
     geocoded_data: z.object({ address: z.record(z.string(), z.unknown()).optional() }).nullable().optional(),
   }),
   responses: { 200: zSmartUpdateExisting, 201: zSmartUpdateNew },
+  errors: [404],
   handler: async (input, ctx) => {
     const coords = parseCoordinates(input, { whenMissing: 'smart_update' })!;
     const result = await smartUpdate(ctx, { ...coords, suggested_name: input.suggested_name, geocoded_data: input.geocoded_data ?? undefined });

@@ -27,6 +27,7 @@ export const openConversationOp = defineOperation({
       .max(MAX_PARTICIPANTS, `A conversation has at most ${MAX_PARTICIPANTS} participants.`),
   }),
   responses: { 200: zConversationBody, 201: zConversationBody },
+  errors: [403, 404],
   handler: async (input, ctx) => {
     const { created: isNew, conversation } = await openConversation(ctx, input.participant_ids);
     return isNew ? created(conversation) : ok(conversation);
@@ -56,6 +57,7 @@ export const getConversationOp = defineOperation({
   rateLimits: READS,
   input: z.object({ conversation_id: zConversationId }),
   responses: { 200: zConversationBody },
+  errors: [403],
   handler: async (input, ctx) => ok(await getConversation(ctx, input.conversation_id)),
 });
 
@@ -89,6 +91,7 @@ export const sendMessageOp = defineOperation({
       .refine((t) => t.length <= MESSAGE_MAX_CHARS, `Ensure this field has no more than ${MESSAGE_MAX_CHARS} characters.`),
   }),
   responses: { 201: zMessageBody },
+  errors: [403],
   handler: async (input, ctx) => created(await sendMessage(ctx, input.conversation_id, input.content)),
 });
 

@@ -61,6 +61,7 @@ export const likeSimpleOp = defineOperation({
   // The same limit as posts.like: both toggle the like.
   rateLimits: [{ name: 'user', points: 300, durationSeconds: 60, key: 'user' }],
   responses: { 200: zLikeAnswer },
+  errors: [403],
   handler: async (input, ctx) => ok(await togglePostLike(ctx, input.post_id)),
 });
 

@@ -126,6 +126,7 @@ export const getPostOp = defineOperation({
   input: zPostId,
   rateLimits: [READ_LIMIT],
   responses: { 200: zPostBody },
+  errors: [403],
   handler: async (input, ctx) => ok(await getPost(ctx, input.post_id)),
 });
 
@@ -139,6 +140,7 @@ export const deletePostOp = defineOperation({
   input: zPostId,
   rateLimits: [perUser(60)],
   responses: { 204: zNoContent },
+  errors: [403],
   handler: async (input, ctx) => {
     await deletePost(ctx, input.post_id);
     return noContent();
@@ -155,6 +157,7 @@ export const likePostOp = defineOperation({
   input: zPostId,
   rateLimits: [perUser(300)],
   responses: { 200: zLikeAnswer },
+  errors: [403],
   handler: async (input, ctx) => ok(await togglePostLike(ctx, input.post_id)),
 });
 
@@ -168,6 +171,7 @@ export const bookmarkPostOp = defineOperation({
   input: zPostId,
   rateLimits: [perUser(300)],
   responses: { 200: zBookmarkAnswer },
+  errors: [403],
   handler: async (input, ctx) => ok(await togglePostBookmark(ctx, input.post_id)),
 });
 
@@ -188,6 +192,7 @@ export const trackViewOp = defineOperation({
       z.object({ message: z.string(), view_recorded: z.literal(false), views_count: z.number().int(), cooldown_remaining_seconds: z.number().int() }),
     ]),
   },
+  errors: [403],
   handler: async (input, ctx) => ok(await trackView(ctx, input)),
 });
 
@@ -205,6 +210,7 @@ export const votePollOp = defineOperation({
   }),
   rateLimits: [perUser(60)],
   responses: { 200: z.object({ message: z.string(), voted_options: z.array(z.string()), poll_data: zPollData }) },
+  errors: [403],
   handler: async (input, ctx) => ok(await votePoll(ctx, input)),
 });
 

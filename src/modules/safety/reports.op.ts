@@ -28,6 +28,7 @@ const create = defineOperation({
     details: zBoundedText(REPORT_DETAILS_MAX),
   }),
   responses: { 200: zSafetyReport, 201: zSafetyReport },
+  errors: [403, 404],
   handler: async (input, ctx) => {
     const { created: isNew, report } = await fileReport(ctx, input);
     return isNew ? created(report) : ok(report);

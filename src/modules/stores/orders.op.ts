@@ -36,6 +36,7 @@ export const createOrderOp = defineOperation({
   }),
   rateLimits: perUser(30, 60),
   responses: { 201: zOrderBody },
+  errors: [403, 404],
   handler: async (input, ctx) => created(await createOrder(ctx, input)),
 });
 
@@ -55,6 +56,7 @@ export const updateOrderOp = defineOperation({
   }),
   rateLimits: perUser(300, 60),
   responses: { 200: zOrderBody },
+  errors: [403],
   handler: async (input, ctx) => ok(await updateOrderStatus(ctx, input.order_id, input.status)),
 });
 

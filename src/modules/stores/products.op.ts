@@ -98,6 +98,7 @@ export const createProductOp = defineOperation({
   input: z.object({ store_id: zUuid(), name: zName(), category: zChoice(PRODUCT_CATEGORIES), stock: zWhole(0), ...productFields }),
   rateLimits: perUser(60, 3600),
   responses: { 201: zProductBody },
+  errors: [403, 404],
   handler: async (input, ctx) => created(await createProduct(ctx, input)),
 });
 
@@ -122,6 +123,7 @@ export const putProductOp = defineOperation({
   input: updateInput,
   rateLimits: updateRate,
   responses: { 200: zProductBody },
+  errors: [403],
   handler: async (input, ctx) => ok(await updateProduct(ctx, input.product_id, input)),
 });
 
@@ -136,6 +138,7 @@ export const patchProductOp = defineOperation({
   input: updateInput,
   rateLimits: updateRate,
   responses: { 200: zProductBody },
+  errors: [403],
   handler: async (input, ctx) => ok(await updateProduct(ctx, input.product_id, input)),
 });
 
@@ -149,6 +152,7 @@ export const deleteProductOp = defineOperation({
   input: z.object({ product_id: zUuid() }),
   rateLimits: perUser(120, 3600),
   responses: { 204: zNoContent },
+  errors: [403],
   handler: async (input, ctx) => {
     await deleteProduct(ctx, input.product_id);
     return noContent();

@@ -33,6 +33,7 @@ export const createReviewOp = defineOperation({
   input: z.object({ product: zUuid(), rating: zRating(), comment: zComment().optional() }),
   rateLimits: perUser(30, 3600),
   responses: { 201: zReviewBody },
+  errors: [403, 404],
   handler: async (input, ctx) => created(await createReview(ctx, input)),
 });
 
@@ -46,6 +47,7 @@ export const updateReviewOp = defineOperation({
   input: z.object({ review_id: zUuid(), rating: zRating().optional(), comment: zComment().optional() }),
   rateLimits: perUser(60, 3600),
   responses: { 200: zReviewBody },
+  errors: [403],
   handler: async (input, ctx) => ok(await updateReview(ctx, input.review_id, input)),
 });
 
@@ -59,6 +61,7 @@ export const deleteReviewOp = defineOperation({
   input: z.object({ review_id: zUuid() }),
   rateLimits: perUser(60, 3600),
   responses: { 204: zNoContent },
+  errors: [403],
   handler: async (input, ctx) => {
     await deleteReview(ctx, input.review_id);
     return noContent();

@@ -58,6 +58,7 @@ export const createStoreOp = defineOperation({
   input: z.object({ name: zName(), slug: zSlug(), ...storeFields }).refine(bothOrNeither, coordinatesRule),
   rateLimits: perUser(10, 3600),
   responses: { 201: zStoreBody },
+  errors: [404],
   handler: async (input, ctx) => created(await createStore(ctx, input)),
 });
 
@@ -88,6 +89,7 @@ export const putStoreOp = defineOperation({
   input: updateInput,
   rateLimits: perUser(120, 3600),
   responses: { 200: zStoreBody },
+  errors: [403],
   handler: updateHandler,
 });
 
@@ -102,6 +104,7 @@ export const patchStoreOp = defineOperation({
   input: updateInput,
   rateLimits: perUser(120, 3600),
   responses: { 200: zStoreBody },
+  errors: [403],
   handler: updateHandler,
 });
 
@@ -115,6 +118,7 @@ export const deleteStoreOp = defineOperation({
   input: z.object({ store_id: zUuid() }),
   rateLimits: perUser(30, 3600),
   responses: { 204: zNoContent },
+  errors: [403],
   handler: async (input, ctx) => {
     await deleteStore(ctx, input.store_id);
     return noContent();
@@ -144,6 +148,7 @@ export const syncLocationOp = defineOperation({
   input: z.object({ store_id: zUuid() }),
   rateLimits: perUser(60, 3600),
   responses: { 200: zStoreBody },
+  errors: [403],
   handler: async (input, ctx) => ok(await syncStoreLocation(ctx, input.store_id)),
 });
 

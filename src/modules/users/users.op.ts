@@ -57,6 +57,7 @@ export const getProfileOp = defineOperation({
   tags: ['users'],
   input: z.object({}),
   responses: { 200: zUserBody },
+  errors: [404],
   handler: async (_input, ctx) => ok(await getProfile(ctx)),
 });
 
