@@ -18,8 +18,9 @@ import { AUDIO_SEEDS, apeSizeZeroMp3, type AudioSeed } from '../helpers/hostile-
  * - within a wall-clock bound generous enough for a loaded shared machine (PER_CALL_MS), a backstop for the parsers
  *   that have no counter; a loop that never ends would hang this file rather than fail it, which the step cap of
  *   audio-tags.ts turns into a thrown error for the stripper.
- * (Image headers are fuzzed with their own parser, tests/unit/image-header*.test.ts; multipart bodies are parsed by
- * busboy, not by us, within multer's limits: src/http/multipart.ts.)
+ * (The image-header parser that checks pixels before decoding, src/core/media/, is fuzzed by its own tests; images
+ * themselves are decoded by libvips, and multipart bodies are parsed by busboy within multer's limits,
+ * src/http/multipart.ts: neither is hand-written here.)
  * Seeded, so a failure is reproduced by the same run; fast-check prints the seed and the shrunk input.
  */
 const RUNS = 2000;
