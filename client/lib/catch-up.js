@@ -1,26 +1,26 @@
-import { keysOf } from './seen.js';
+import { keysOf, postDeletionKeys } from './seen.js';
 export function deliveriesOf(pages, seen) {
     const planned = new Set();
-    const isNew = (key) => !seen.has(key) && !planned.has(key);
+    const known = (key) => seen.has(key) || planned.has(key);
     const out = [];
-    const push = (event, payload, at, key) => {
-        planned.add(key);
-        out.push({ event, payload, at });
+    const push = (event, payload, at, keys) => {
+        for (const key of keys)
+            planned.add(key);
+        out.push({ event, payload, at, keys });
     };
     // The keys are the ones a live event of the same item marks as seen (seen.ts): one scheme for both paths.
     const versioned = (kind, item) => {
-        const [created, version] = keysOf(`${kind}:created`, item);
-        if (isNew(created)) {
-            planned.add(created);
-            push(`${kind}:created`, item, item.created_at, version);
-        }
-        else if (isNew(version))
-            push(`${kind}:updated`, item, item.updated_at, version);
+        const keys = keysOf(`${kind}:created`, item);
+        const [created, version] = keys;
+        if (!known(created))
+            push(`${kind}:created`, item, item.created_at, keys);
+        else if (!known(version))
+            push(`${kind}:updated`, item, item.updated_at, keys);
     };
     const once = (event, item, at) => {
-        const [key] = keysOf(event, item);
-        if (key && isNew(key))
-            push(event, item, at, key);
+        const keys = keysOf(event, item);
+        if (keys.length && !keys.some(known))
+            push(event, item, at, keys);
     };
     for (const page of pages) {
         for (const n of page.notifications)
@@ -32,14 +32,15 @@ export function deliveriesOf(pages, seen) {
         for (const p of page.posts)
             once('post:created', p, p.created_at);
         for (const d of page.deleted) {
-            const [key] = keysOf('deleted', d);
-            if (!key || !isNew(key))
-                continue;
             // A post's deletion as it is pushed live (post:deleted {id}); a comment's or message's as the client's `deleted`.
-            if (d.type === 'post')
-                push('post:deleted', { id: d.id }, d.deleted_at, key);
+            if (d.type === 'post') {
+                const keys = postDeletionKeys(d.id, d.deleted_at);
+                // Known when the handlers were told the post is gone (live, or earlier in this replay), or of this very deletion.
+                if (!keys.some(known))
+                    push('post:deleted', { id: d.id }, d.deleted_at, keys);
+            }
             else
-                push('deleted', d, d.deleted_at, key);
+                once('deleted', d, d.deleted_at);
         }
     }
     // A stable sort: what happened at the same instant keeps the order above.

@@ -1,7 +1,7 @@
 import { operationRoutes } from './generated/api.js';
 import { ApiError, noAnswer } from './errors.js';
 import { Emitter } from './emitter.js';
-import { hasFile, restCall } from './rest.js';
+import { DOT_PATH_PARAMETER, dotPathParameter, hasFile, restCall } from './rest.js';
 import { isRetryable, retryAfterSeconds } from './retry-after.js';
 import { SeenSet } from './seen.js';
 import { ServerClock, payloadTime } from './server-clock.js';
@@ -62,7 +62,7 @@ class Client {
             renewed: (tokens) => this.events.emit('auth:renewed', { expires_at: Number.isFinite(expiresAtLocal(tokens)) ? new Date(expiresAtLocal(tokens)).toISOString() : null }),
             ended: (reason) => this.sessionEnded(reason),
         });
-        this.live = new LiveStream(this.events, this.seen);
+        this.live = new LiveStream(this.events, this.seen, options.maxHeldEvents);
         this.link =
             options.realtime === false
                 ? null
@@ -179,6 +179,10 @@ class Client {
         const route = operationRoutes[operation];
         if (!route)
             throw new TypeError(`@hyperlocal/client: no operation named ${operation}`);
+        // Refused on both transports alike, before anything is sent (REST could not send it to the operation's path).
+        const dotted = dotPathParameter(route, input);
+        if (dotted)
+            return Promise.reject(new ApiError(400, { [dotted]: [DOT_PATH_PARAMETER] }, operation));
         const upload = hasFile(route, input);
         if (upload && options.transport === 'socket')
             throw new TypeError('@hyperlocal/client: files go over REST only (the socket carries no files)');
@@ -454,8 +458,8 @@ class Client {
             this.events.emit('full_refresh', { reason: 'retention' });
         else if (last?.has_more)
             this.events.emit('full_refresh', { reason: 'too_much' });
-        for (const { event, payload } of deliveriesOf(pages, this.seen))
-            this.live.deliver(event, payload);
+        for (const { event, payload, keys } of deliveriesOf(pages, this.seen))
+            this.live.deliver(event, payload, keys);
     }
     setStatus(status) {
         if (status === this.currentStatus)

@@ -21,6 +21,15 @@ export interface RestRequest {
     fetch: typeof fetch;
     signal?: AbortSignal;
 }
+/** The field error of a call refused by dotPathParameter (the service's 400 body shape: `{[parameter]: [message]}`). */
+export declare const DOT_PATH_PARAMETER = "Not a valid path parameter: \".\" and \"..\" name no item.";
+/**
+ * The path parameter of `input` that a URL would read as a step instead of a name, if any: `.` or `..` as a whole
+ * segment (`new URL` resolves `/api/feed/posts/../` to `/api/feed/`, another operation). Such a value can never be
+ * sent as a path parameter (the URL standard reads `%2e` as a dot too), so the call is refused before anything is
+ * sent. Other values are percent-encoded whole (`%2e` typed by someone goes as `%252e`, a name).
+ */
+export declare function dotPathParameter(route: OperationRoute, input: Record<string, unknown>): string | null;
 export declare function restCall(req: RestRequest): Promise<RestAnswer>;
 /** Whether the input carries a file in one of the operation's file fields: such a call goes over REST. */
 export declare function hasFile(route: OperationRoute, input: Record<string, unknown>): boolean;

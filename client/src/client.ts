@@ -1,7 +1,7 @@
 import { operationRoutes, type OperationRoute, type Sync, type User } from './generated/api.js';
 import { ApiError, noAnswer } from './errors.js';
 import { Emitter } from './emitter.js';
-import { hasFile, restCall } from './rest.js';
+import { DOT_PATH_PARAMETER, dotPathParameter, hasFile, restCall } from './rest.js';
 import { isRetryable, retryAfterSeconds } from './retry-after.js';
 import { SeenSet } from './seen.js';
 import { ServerClock, payloadTime } from './server-clock.js';
@@ -67,7 +67,7 @@ class Client implements HyperlocalClient {
       renewed: (tokens) => this.events.emit('auth:renewed', { expires_at: Number.isFinite(expiresAtLocal(tokens)) ? new Date(expiresAtLocal(tokens)).toISOString() : null }),
       ended: (reason) => this.sessionEnded(reason),
     });
-    this.live = new LiveStream(this.events, this.seen);
+    this.live = new LiveStream(this.events, this.seen, options.maxHeldEvents);
     this.link =
       options.realtime === false
         ? null
@@ -193,6 +193,9 @@ class Client implements HyperlocalClient {
   private request(operation: string, input: Record<string, unknown>, options: CallOptions & { idempotent?: boolean } = {}): Promise<Answer> {
     const route = (operationRoutes as Record<string, OperationRoute>)[operation];
     if (!route) throw new TypeError(`@hyperlocal/client: no operation named ${operation}`);
+    // Refused on both transports alike, before anything is sent (REST could not send it to the operation's path).
+    const dotted = dotPathParameter(route, input);
+    if (dotted) return Promise.reject(new ApiError(400, { [dotted]: [DOT_PATH_PARAMETER] }, operation));
     const upload = hasFile(route, input);
     if (upload && options.transport === 'socket') throw new TypeError('@hyperlocal/client: files go over REST only (the socket carries no files)');
     const viaSocket = options.transport !== 'rest' && !upload;
@@ -448,7 +451,7 @@ class Client implements HyperlocalClient {
     const last = pages[pages.length - 1];
     if (pages.some((p) => p.full_refresh)) this.events.emit('full_refresh', { reason: 'retention' });
     else if (last?.has_more) this.events.emit('full_refresh', { reason: 'too_much' });
-    for (const { event, payload } of deliveriesOf(pages, this.seen)) this.live.deliver(event, payload);
+    for (const { event, payload, keys } of deliveriesOf(pages, this.seen)) this.live.deliver(event, payload, keys);
   }
 
   private setStatus(status: Status): void {

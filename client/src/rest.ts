@@ -24,7 +24,29 @@ export interface RestRequest {
   signal?: AbortSignal;
 }
 
+/** The field error of a call refused by dotPathParameter (the service's 400 body shape: `{[parameter]: [message]}`). */
+export const DOT_PATH_PARAMETER = 'Not a valid path parameter: "." and ".." name no item.';
+
+/**
+ * The path parameter of `input` that a URL would read as a step instead of a name, if any: `.` or `..` as a whole
+ * segment (`new URL` resolves `/api/feed/posts/../` to `/api/feed/`, another operation). Such a value can never be
+ * sent as a path parameter (the URL standard reads `%2e` as a dot too), so the call is refused before anything is
+ * sent. Other values are percent-encoded whole (`%2e` typed by someone goes as `%252e`, a name).
+ */
+export function dotPathParameter(route: OperationRoute, input: Record<string, unknown>): string | null {
+  for (const [, name] of route.path.matchAll(/\{(\w+)\}/g)) {
+    const value = input[name];
+    if (value === undefined || value === null) continue;
+    const segment = String(value);
+    if (segment === '.' || segment === '..') return name;
+  }
+  return null;
+}
+
 export async function restCall(req: RestRequest): Promise<RestAnswer> {
+  const dotted = dotPathParameter(req.route, req.input);
+  // Never sent to another path than the operation's (callers refuse it before: Client.request).
+  if (dotted) throw new TypeError(`@hyperlocal/client: "${String(req.input[dotted])}" cannot be the path parameter ${dotted}`);
   const { route, input } = req;
   const rest: Record<string, unknown> = { ...input };
   const path = route.path.replace(/\{(\w+)\}/g, (_m, name: string) => {

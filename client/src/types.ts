@@ -33,9 +33,10 @@ export interface ClientEvents {
   'auth:renewed': { expires_at: string | null };
   /**
    * The gap was too long to replay (older than the deletions the service keeps, or more than the client pages
-   * through): drop cached data and load afresh. What could be replayed is still delivered.
+   * through), or more events were pushed during a catch-up than the client holds (`overflow`, they were dropped):
+   * drop cached data and load afresh. What could be replayed is still delivered.
    */
-  full_refresh: { reason: 'retention' | 'too_much' };
+  full_refresh: { reason: 'retention' | 'too_much' | 'overflow' };
   /** A comment or message that went away while the client was offline (posts come as `post:deleted`). */
   deleted: SyncDeletion;
   /** A kept subscription the service refused when it was joined again (the object is gone, or no longer visible). */
@@ -68,6 +69,11 @@ export interface ClientOptions {
   ackTimeoutMs?: number;
   /** Events sent per second on the socket, under the service's per-socket budget (default 15). */
   eventsPerSecond?: number;
+  /**
+   * The most pushed events held while a catch-up runs (default 1000); one more drops them all and reports
+   * `full_refresh {reason: 'overflow'}`.
+   */
+  maxHeldEvents?: number;
   /**
    * The app's own reads after each connection, before `live`: rooms are joined again and, when signed in, the
    * missed items were delivered; events pushed meanwhile are held until it resolves. `reconnect` is false the first time.
