@@ -112,9 +112,7 @@ export interface AdminUser {
     is_staff: boolean;
     is_active: boolean;
 }
-export type BadRequest = FieldErrors | DetailError | {
-    error: string;
-};
+export type BadRequest = FieldErrors | DetailError | ErrorMessage;
 export interface Comment {
     id: string;
     user: PostAuthor;
@@ -171,6 +169,10 @@ export interface CommunityMember {
     role: "owner" | "member";
     joined_at: string;
 }
+/** What joining or leaving did, in words */
+export interface CommunityMembershipMessage {
+    message: string;
+}
 export interface CommunitySummary {
     id: string;
     name: string;
@@ -203,9 +205,15 @@ export interface ConversationRead {
     last_read_message_id: string | null;
     read_at: string | null;
 }
-/** A general error: `{detail}`. */
+/** A general error: `{detail}`, with `code` where the client must act on the reason. */
 export interface DetailError {
     detail: string;
+    /** A machine-readable reason where one exists ('token_not_valid': sign in again or refresh) */
+    code?: string;
+}
+/** A general error in the `{error}` form, sometimes with more about it. */
+export interface ErrorMessage {
+    error: string;
 }
 export interface FeedLocationInfo {
     name: string;
@@ -213,6 +221,7 @@ export interface FeedLocationInfo {
 }
 /** Validation errors: `{field: [message]}` or `{non_field_errors: [message]}`. */
 export type FieldErrors = Record<string, Array<string>>;
+export type GeneralError = DetailError | ErrorMessage;
 export interface GeneralFeed {
     items: Array<Post>;
     has_more: boolean;
@@ -305,10 +314,7 @@ export interface LocationListItem {
     is_auto_generated: boolean;
     moderator_approved: boolean;
     is_high_confidence: boolean;
-    top_suggestions: Array<{
-        name: string;
-        votes: number;
-    }>;
+    top_suggestions: Array<NameVotes>;
     post_count: number;
     store_count: number;
 }
@@ -370,6 +376,14 @@ export interface ModerationReport {
         moderator: UserSummary | null;
         resolved_at: string;
     } | null;
+}
+export interface NameSuggester {
+    username: string;
+    display_name: string;
+}
+export interface NameVotes {
+    name: string;
+    votes: number;
 }
 export interface NeighbourhoodFeed {
     items: Array<Post>;
@@ -450,7 +464,8 @@ export interface Post {
         audio_file: string;
         duration_seconds: number;
         transcription: string | null;
-        waveform_data: unknown;
+        /** Amplitudes from 0 to 1 along the recording; not computed today, so null */
+        waveform_data: Array<number> | null;
     } | null;
     likes_count: number;
     comments_count: number;
@@ -682,6 +697,12 @@ export interface TokenPair {
     access_token: string;
     refresh_token: string;
 }
+export interface Unavailable {
+    detail: string;
+    /** A machine-readable reason where one exists ('token_not_valid': sign in again or refresh) */
+    code?: string;
+    retry_after?: number;
+}
 export interface User {
     id: string;
     /** Only for the user themself and for staff; absent for everyone else. */
@@ -787,14 +808,18 @@ export interface Operations {
         input: {
             refresh?: string;
         };
-        answer: unknown;
+        answer: {
+            message: string;
+        };
     };
     /** Mail a 6-digit reset code, valid for 10 minutes (POST /api/auth/password-reset/request/) */
     "accounts.password_reset_request": {
         input: {
             email: string;
         };
-        answer: unknown;
+        answer: {
+            detail: string;
+        };
     };
     /** Set a new password with the mailed code (single use; locked after 5 wrong codes) (POST /api/auth/password-reset/confirm/) */
     "accounts.password_reset_confirm": {
@@ -803,7 +828,9 @@ export interface Operations {
             otp: string;
             new_password: string;
         };
-        answer: unknown;
+        answer: {
+            detail: string;
+        };
     };
     /** The caller's own profile (GET /api/users/profile/) */
     "users.profile": {
@@ -882,7 +909,13 @@ export interface Operations {
             latitude?: number;
             longitude?: number;
         };
-        answer: unknown;
+        answer: {
+            message: string;
+            location: {
+                id: string;
+                name: string;
+            };
+        };
     };
     /** Users whose username or display name contains the query (case-insensitive) (GET /api/users/search/) */
     "users.search": {
@@ -947,7 +980,44 @@ export interface Operations {
                 address?: Record<string, unknown>;
             } | null;
         };
-        answer: unknown;
+        answer: {
+            location: {
+                id: string;
+                name: string;
+                confidence_score: number;
+                estimated_radius: number;
+                center_latitude: number | null;
+                center_longitude: number | null;
+                total_users: number;
+                country: string | null;
+                state: string | null;
+                city: string | null;
+                neighbourhood: string | null;
+            };
+            source: "existing";
+            message: string;
+            alternative_names: Array<string>;
+            /** Present when suggested_name was sent */
+            name_suggestion?: {
+                message: string;
+                vote_weight: number;
+                top_suggestions: Array<NameVotes>;
+            };
+        } | {
+            location: {
+                id: string;
+                name: string;
+                confidence_score: number;
+                estimated_radius: number;
+                center_latitude: number | null;
+                center_longitude: number | null;
+                total_users: number;
+                is_auto_generated: boolean;
+            };
+            source: "new";
+            message: string;
+            needs_more_data: boolean;
+        };
     };
     /** Suggest a name; the location is renamed when the consensus rule says so (POST /api/locations/locations/{location_id}/suggest_name/) */
     "locations.suggest_name": {
@@ -955,7 +1025,19 @@ export interface Operations {
             location_id: string;
             name: unknown;
         };
-        answer: unknown;
+        answer: {
+            message: string;
+            old_name: string;
+            new_name: string;
+            confidence: number;
+            vote_weight: number;
+        } | {
+            message: string;
+            current_name: string;
+            suggested_name: string;
+            vote_weight: number;
+            top_suggestions: Array<NameVotes>;
+        };
     };
     /** Suggestions for a location: grouped by similarity, or one by one with show_individual=true (paginated) (GET /api/locations/locations/{location_id}/name_suggestions/) */
     "locations.name_suggestions": {
@@ -965,7 +1047,49 @@ export interface Operations {
             page?: number;
             page_size?: number;
         };
-        answer: unknown;
+        answer: {
+            location_name: string;
+            confidence_score: number;
+            total_suggestions: number;
+            view_type: "grouped";
+            grouped_suggestions: Array<{
+                representative_name: string;
+                total_weight: number;
+                suggestion_count: number;
+                is_current_name: boolean;
+                suggestions: Array<{
+                    id: string;
+                    suggested_name: string;
+                    user: NameSuggester;
+                    vote_weight: number;
+                    created_at: string;
+                }>;
+            }>;
+            /** Name to vote weight */
+            consensus_data: Record<string, number>;
+            /** [name, weight], heaviest first */
+            top_voted_names: Array<[string, number]>;
+        } | {
+            count: number;
+            next: string | null;
+            previous: string | null;
+            results: {
+                location_name: string;
+                confidence_score: number;
+                total_suggestions: number;
+                view_type: "individual";
+                suggestions: Array<{
+                    id: string;
+                    suggested_name: string;
+                    user: NameSuggester;
+                    vote_weight: number;
+                    created_at: string;
+                    is_current_name: boolean;
+                    /** Percent */
+                    similarity_to_current: number;
+                }>;
+            };
+        };
     };
     /** Locations within max_distance km (default 5), nearest first (GET /api/locations/locations/nearby/) */
     "locations.nearby": {
@@ -976,7 +1100,17 @@ export interface Operations {
             longitude?: unknown;
             max_distance?: number;
         };
-        answer: unknown;
+        answer: {
+            count: number;
+            locations: Array<{
+                id: string;
+                name: string;
+                confidence_score: number;
+                estimated_radius: number;
+                distance_km: number;
+                total_users: number;
+            }>;
+        };
     };
     /** Fuzzy name search (pg_trgm); nearest first when coordinates are given (GET /api/locations/locations/search/) */
     "locations.search": {
@@ -987,7 +1121,18 @@ export interface Operations {
             /** degrees, number or numeric string */
             longitude?: unknown;
         };
-        answer: unknown;
+        answer: {
+            query: string;
+            count: number;
+            locations: Array<{
+                id: string;
+                name: string;
+                confidence_score: number;
+                total_users: number;
+                city: string | null;
+                state: string | null;
+            }>;
+        };
     };
     /** Locations, filtered and ordered (paginated) (GET /api/locations/locations/) */
     "locations.list": {
@@ -1025,12 +1170,30 @@ export interface Operations {
             location_id: string;
             reason?: string;
         };
-        answer: unknown;
+        answer: {
+            message: string;
+            location_id: string;
+            needs_verification: boolean;
+        };
     };
     /** Location statistics (staff) (GET /api/locations/locations/analytics/) */
     "locations.analytics": {
         input: Record<string, never>;
-        answer: unknown;
+        answer: {
+            summary: {
+                total_locations: number;
+                low_confidence_count: number;
+                needs_verification_count: number;
+                auto_generated_count: number;
+                recent_suggestions_count: number;
+            };
+            top_locations: Array<{
+                id: string;
+                name: string;
+                total_users: number;
+                confidence_score: number;
+            }>;
+        };
     };
     /** Name suggestions, by location and/or the caller's own (paginated) (GET /api/locations/suggestions/) */
     "locations.suggestions": {
@@ -1040,14 +1203,39 @@ export interface Operations {
             page?: number;
             page_size?: number;
         };
-        answer: unknown;
+        answer: {
+            count: number;
+            next: string | null;
+            previous: string | null;
+            results: Array<{
+                id: string;
+                suggested_name: string;
+                location_name: string;
+                user: NameSuggester;
+                vote_weight: number;
+                is_current_name: boolean;
+                /** Percent */
+                similarity_to_current: number;
+                created_at: string;
+            }>;
+        };
     };
     /** Recalculate a location's boundary now (administrators) (POST /api/locations/locations/{location_id}/update_boundary/) */
     "locations.update_boundary": {
         input: {
             location_id: string;
         };
-        answer: unknown;
+        answer: {
+            message: string;
+            members_with_coordinates: number;
+            /** The boundary before */
+            previous: {
+                center_latitude: number | null;
+                center_longitude: number | null;
+                estimated_radius: number;
+            };
+            location: Location;
+        };
     };
     /** Locations (1.0.0 path) (GET /api/locations/) */
     "locations.legacy_list": {
@@ -1065,14 +1253,19 @@ export interface Operations {
             page?: number;
             page_size?: number;
         };
-        answer: unknown;
+        answer: {
+            count: number;
+            next: string | null;
+            previous: string | null;
+            results: Array<LocationListItem>;
+        };
     };
     /** One location (1.0.0 path) (GET /api/locations/{location_id}/) */
     "locations.legacy_detail": {
         input: {
             location_id: string;
         };
-        answer: unknown;
+        answer: LocationListItem;
     };
     /** Approve a location or set its needs_verification flag (administrators; moderation-logged) (PATCH /api/admin/locations/{location_id}/) */
     "admin.locations_update": {
@@ -1081,7 +1274,7 @@ export interface Operations {
             moderator_approved?: boolean;
             needs_verification?: boolean;
         };
-        answer: unknown;
+        answer: Location;
     };
     /** Create a post of any type (images in the multipart field `media`, audio in `audio_file`) (POST /api/feed/posts/) */
     "posts.create": {
@@ -1115,7 +1308,7 @@ export interface Operations {
         input: {
             post_id: string;
         };
-        answer: unknown;
+        answer: null;
     };
     /** Toggle the caller’s like; answers the new state and count (POST /api/feed/posts/{post_id}/like/) */
     "posts.like": {
@@ -1300,7 +1493,7 @@ export interface Operations {
         input: {
             comment_id: string;
         };
-        answer: unknown;
+        answer: null;
     };
     /** Toggle the caller’s like of a comment (POST /api/posts/comments/{comment_id}/like/) */
     "comments.like": {
@@ -1389,21 +1582,21 @@ export interface Operations {
         input: {
             community_id: string;
         };
-        answer: unknown;
+        answer: null;
     };
     /** Join a community (joining twice is not an error) (POST /api/communities/communities/{community_id}/join/) */
     "communities.join": {
         input: {
             community_id: string;
         };
-        answer: Message;
+        answer: CommunityMembershipMessage;
     };
     /** Leave a community (its owner cannot) (POST /api/communities/communities/{community_id}/leave/) */
     "communities.leave": {
         input: {
             community_id: string;
         };
-        answer: Message;
+        answer: CommunityMembershipMessage;
     };
     /** A community's members, earliest first (GET /api/communities/communities/{community_id}/members/) */
     "communities.members": {
@@ -1566,7 +1759,7 @@ export interface Operations {
         input: {
             store_id: string;
         };
-        answer: unknown;
+        answer: null;
     };
     /** The caller's stores (an array, not paginated) (GET /api/stores/stores/my_store/) */
     "stores.my_store": {
@@ -1684,7 +1877,7 @@ export interface Operations {
         input: {
             product_id: string;
         };
-        answer: unknown;
+        answer: null;
     };
     /** The caller's orders, newest first; role=seller lists the orders its stores received (GET /api/stores/orders/) */
     "orders.list": {
@@ -1755,7 +1948,7 @@ export interface Operations {
         input: {
             review_id: string;
         };
-        answer: unknown;
+        answer: null;
     };
     /** Posts of the caller's place and the places around it, ranked (page size 15 by default, at most 50) (GET /api/feed/hybrid/neighbourhood/) */
     "feeds.neighbourhood": {
@@ -1827,7 +2020,7 @@ export interface Operations {
         input: {
             user_id: string;
         };
-        answer: unknown;
+        answer: null;
     };
     /** The users the caller blocked, newest first (GET /api/safety/blocks/) */
     "safety.blocks_list": {
@@ -1854,7 +2047,7 @@ export interface Operations {
         input: {
             user_id: string;
         };
-        answer: unknown;
+        answer: null;
     };
     /** The users the caller muted, newest first (GET /api/safety/mutes/) */
     "safety.mutes_list": {
@@ -1946,7 +2139,7 @@ export interface Operations {
         input: {
             password: string;
         };
-        answer: unknown;
+        answer: null;
     };
 }
 /** Every event the server pushes, with its payload. */
