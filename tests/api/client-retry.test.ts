@@ -1,3 +1,4 @@
+// @run-alone: it asserts that closing the client ends a waiting retry within 1 s (tests/runner/run-alone.mjs).
 import { ApiError, createClient, type HyperlocalClient } from '@hyperlocal/client';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 import { aUser } from '../builders/users.js';

@@ -1,3 +1,4 @@
+// @run-alone: it kills the service and asserts its restart within 500 ms (tests/runner/run-alone.mjs).
 import os from 'node:os';
 import net from 'node:net';
 import path from 'node:path';

@@ -1,3 +1,4 @@
+// @run-alone: two real starts of the service with its own embedded database (PostGIS install, child processes killed), within 120 s (tests/runner/run-alone.mjs).
 import os from 'node:os';
 import path from 'node:path';
 import fs from 'node:fs/promises';

@@ -1,3 +1,4 @@
+// @run-alone: it asserts how soon a stopping service answers and closes (1.5 s, 5 s) (tests/runner/run-alone.mjs).
 import net from 'node:net';
 import { z } from 'zod';
 import { sql } from 'drizzle-orm';

@@ -1,3 +1,4 @@
+// @run-alone: it asserts how soon a stuck transaction is cut off (4 s, 5 s) (tests/runner/run-alone.mjs).
 import { z } from 'zod';
 import { eq, sql as dsql } from 'drizzle-orm';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
