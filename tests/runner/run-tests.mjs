@@ -21,7 +21,10 @@ const args = process.argv.slice(2);
 const embedded = !process.env.TEST_DATABASE_URL;
 const steps = embedded || runAloneFiles(rootDir).length === 0 ? [undefined] : ['parallel', 'alone'];
 
-const timesFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'hyperlocal-test-times-')), 'files.jsonl');
+// One JSON line per file (file-times-reporter.mjs); TEST_FILE_TIMES names a file to keep them in.
+const keepTimes = Boolean(process.env.TEST_FILE_TIMES);
+const timesFile = process.env.TEST_FILE_TIMES || path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'hyperlocal-test-times-')), 'files.jsonl');
+if (keepTimes) fs.rmSync(timesFile, { force: true });
 const env = {
   ...process.env,
   // ESM test files need jest's VM modules; V8's default heap limit stays (workers are replaced instead).
@@ -44,7 +47,7 @@ for (const group of steps) {
 }
 const peak = memory.stop();
 const files = fs.existsSync(timesFile) ? fs.readFileSync(timesFile, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l)) : [];
-fs.rmSync(path.dirname(timesFile), { recursive: true, force: true });
+if (!keepTimes) fs.rmSync(path.dirname(timesFile), { recursive: true, force: true });
 if (steps.length > 1 && files.length === 0 && exitCode === 0 && !args.includes('--listTests')) {
   console.error('\nNo test files matched.');
   exitCode = 1;
