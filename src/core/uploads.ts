@@ -52,7 +52,7 @@ const isUploadedFile = (v: unknown): v is UploadedFile =>
 export const zImageFile = () =>
   z
     .custom<UploadedFile>(isUploadedFile, 'The submitted data was not a file.')
-    .describe('An image file: JPEG, PNG, WebP or GIF by its bytes, at most 10 MB and 100 megapixels; decoded and written anew (see Media in the API description)')
+    .describe('An image file: JPEG, PNG, WebP or GIF by its bytes, at most 10 MB, 48 megapixels and 16,384 pixels a side; decoded and written anew (see Media in the API description)')
     .refine((f) => f.buffer.length <= IMAGE_MAX_BYTES, 'The image is larger than 10 MB.')
     .refine((f) => detectImageType(f.buffer) !== null, NOT_AN_IMAGE)
     .transform(async (f, ctx): Promise<ProcessedImage> => {

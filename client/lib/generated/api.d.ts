@@ -760,7 +760,7 @@ export interface Operations {
             display_name: string;
             password: string;
             bio?: string;
-            /** An image file: JPEG, PNG, WebP or GIF by its bytes, at most 10 MB and 100 megapixels; decoded and written anew (see Media in the API description) */
+            /** An image file: JPEG, PNG, WebP or GIF by its bytes, at most 10 MB, 48 megapixels and 16,384 pixels a side; decoded and written anew (see Media in the API description) */
             profile_picture?: Blob;
             location?: string;
             referrer_code?: string;
@@ -778,7 +778,7 @@ export interface Operations {
             display_name: string;
             password: string;
             bio?: string;
-            /** An image file: JPEG, PNG, WebP or GIF by its bytes, at most 10 MB and 100 megapixels; decoded and written anew (see Media in the API description) */
+            /** An image file: JPEG, PNG, WebP or GIF by its bytes, at most 10 MB, 48 megapixels and 16,384 pixels a side; decoded and written anew (see Media in the API description) */
             profile_picture?: Blob;
             location?: string;
             referrer_code?: string;
@@ -844,9 +844,9 @@ export interface Operations {
             bio?: string;
             website?: "" | string;
             relationship_status?: "lonely_af" | "forever_alone" | "looking_for_love" | "taken" | "emotionally_unavailable" | "waiting" | "swiping" | "career_married" | null;
-            /** An image file: JPEG, PNG, WebP or GIF by its bytes, at most 10 MB and 100 megapixels; decoded and written anew (see Media in the API description) */
+            /** An image file: JPEG, PNG, WebP or GIF by its bytes, at most 10 MB, 48 megapixels and 16,384 pixels a side; decoded and written anew (see Media in the API description) */
             profile_picture?: Blob;
-            /** An image file: JPEG, PNG, WebP or GIF by its bytes, at most 10 MB and 100 megapixels; decoded and written anew (see Media in the API description) */
+            /** An image file: JPEG, PNG, WebP or GIF by its bytes, at most 10 MB, 48 megapixels and 16,384 pixels a side; decoded and written anew (see Media in the API description) */
             banner?: Blob;
             location?: {
                 country?: string | null;
@@ -865,9 +865,9 @@ export interface Operations {
             bio?: string;
             website?: "" | string;
             relationship_status?: "lonely_af" | "forever_alone" | "looking_for_love" | "taken" | "emotionally_unavailable" | "waiting" | "swiping" | "career_married" | null;
-            /** An image file: JPEG, PNG, WebP or GIF by its bytes, at most 10 MB and 100 megapixels; decoded and written anew (see Media in the API description) */
+            /** An image file: JPEG, PNG, WebP or GIF by its bytes, at most 10 MB, 48 megapixels and 16,384 pixels a side; decoded and written anew (see Media in the API description) */
             profile_picture?: Blob;
-            /** An image file: JPEG, PNG, WebP or GIF by its bytes, at most 10 MB and 100 megapixels; decoded and written anew (see Media in the API description) */
+            /** An image file: JPEG, PNG, WebP or GIF by its bytes, at most 10 MB, 48 megapixels and 16,384 pixels a side; decoded and written anew (see Media in the API description) */
             banner?: Blob;
             location?: {
                 country?: string | null;
@@ -1548,9 +1548,9 @@ export interface Operations {
             description?: string;
             category: string;
             location?: string;
-            /** An image file: JPEG, PNG, WebP or GIF by its bytes, at most 10 MB and 100 megapixels; decoded and written anew (see Media in the API description) */
+            /** An image file: JPEG, PNG, WebP or GIF by its bytes, at most 10 MB, 48 megapixels and 16,384 pixels a side; decoded and written anew (see Media in the API description) */
             avatar?: Blob;
-            /** An image file: JPEG, PNG, WebP or GIF by its bytes, at most 10 MB and 100 megapixels; decoded and written anew (see Media in the API description) */
+            /** An image file: JPEG, PNG, WebP or GIF by its bytes, at most 10 MB, 48 megapixels and 16,384 pixels a side; decoded and written anew (see Media in the API description) */
             banner?: Blob;
         };
         answer: Community;
@@ -1570,9 +1570,9 @@ export interface Operations {
             description?: string;
             category?: string;
             location?: string | null;
-            /** An image file: JPEG, PNG, WebP or GIF by its bytes, at most 10 MB and 100 megapixels; decoded and written anew (see Media in the API description) */
+            /** An image file: JPEG, PNG, WebP or GIF by its bytes, at most 10 MB, 48 megapixels and 16,384 pixels a side; decoded and written anew (see Media in the API description) */
             avatar?: Blob;
-            /** An image file: JPEG, PNG, WebP or GIF by its bytes, at most 10 MB and 100 megapixels; decoded and written anew (see Media in the API description) */
+            /** An image file: JPEG, PNG, WebP or GIF by its bytes, at most 10 MB, 48 megapixels and 16,384 pixels a side; decoded and written anew (see Media in the API description) */
             banner?: Blob;
         };
         answer: Community;
@@ -1702,9 +1702,9 @@ export interface Operations {
             community?: string | null;
             latitude?: number;
             longitude?: number;
-            /** An image file: JPEG, PNG, WebP or GIF by its bytes, at most 10 MB and 100 megapixels; decoded and written anew (see Media in the API description) */
+            /** An image file: JPEG, PNG, WebP or GIF by its bytes, at most 10 MB, 48 megapixels and 16,384 pixels a side; decoded and written anew (see Media in the API description) */
             logo?: Blob;
-            /** An image file: JPEG, PNG, WebP or GIF by its bytes, at most 10 MB and 100 megapixels; decoded and written anew (see Media in the API description) */
+            /** An image file: JPEG, PNG, WebP or GIF by its bytes, at most 10 MB, 48 megapixels and 16,384 pixels a side; decoded and written anew (see Media in the API description) */
             banner?: Blob;
         };
         answer: Store;
@@ -1728,9 +1728,9 @@ export interface Operations {
             community?: string | null;
             latitude?: number;
             longitude?: number;
-            /** An image file: JPEG, PNG, WebP or GIF by its bytes, at most 10 MB and 100 megapixels; decoded and written anew (see Media in the API description) */
+            /** An image file: JPEG, PNG, WebP or GIF by its bytes, at most 10 MB, 48 megapixels and 16,384 pixels a side; decoded and written anew (see Media in the API description) */
             logo?: Blob;
-            /** An image file: JPEG, PNG, WebP or GIF by its bytes, at most 10 MB and 100 megapixels; decoded and written anew (see Media in the API description) */
+            /** An image file: JPEG, PNG, WebP or GIF by its bytes, at most 10 MB, 48 megapixels and 16,384 pixels a side; decoded and written anew (see Media in the API description) */
             banner?: Blob;
         };
         answer: Store;
@@ -1747,9 +1747,9 @@ export interface Operations {
             community?: string | null;
             latitude?: number;
             longitude?: number;
-            /** An image file: JPEG, PNG, WebP or GIF by its bytes, at most 10 MB and 100 megapixels; decoded and written anew (see Media in the API description) */
+            /** An image file: JPEG, PNG, WebP or GIF by its bytes, at most 10 MB, 48 megapixels and 16,384 pixels a side; decoded and written anew (see Media in the API description) */
             logo?: Blob;
-            /** An image file: JPEG, PNG, WebP or GIF by its bytes, at most 10 MB and 100 megapixels; decoded and written anew (see Media in the API description) */
+            /** An image file: JPEG, PNG, WebP or GIF by its bytes, at most 10 MB, 48 megapixels and 16,384 pixels a side; decoded and written anew (see Media in the API description) */
             banner?: Blob;
         };
         answer: Store;

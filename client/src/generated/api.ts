@@ -815,7 +815,7 @@ export interface Operations {
       display_name: string;
       password: string;
       bio?: string;
-      /** An image file: JPEG, PNG, WebP or GIF by its bytes, at most 10 MB and 100 megapixels; decoded and written anew (see Media in the API description) */
+      /** An image file: JPEG, PNG, WebP or GIF by its bytes, at most 10 MB, 48 megapixels and 16,384 pixels a side; decoded and written anew (see Media in the API description) */
       profile_picture?: Blob;
       location?: string;
       referrer_code?: string;
@@ -833,7 +833,7 @@ export interface Operations {
       display_name: string;
       password: string;
       bio?: string;
-      /** An image file: JPEG, PNG, WebP or GIF by its bytes, at most 10 MB and 100 megapixels; decoded and written anew (see Media in the API description) */
+      /** An image file: JPEG, PNG, WebP or GIF by its bytes, at most 10 MB, 48 megapixels and 16,384 pixels a side; decoded and written anew (see Media in the API description) */
       profile_picture?: Blob;
       location?: string;
       referrer_code?: string;
@@ -899,9 +899,9 @@ export interface Operations {
       bio?: string;
       website?: "" | string;
       relationship_status?: "lonely_af" | "forever_alone" | "looking_for_love" | "taken" | "emotionally_unavailable" | "waiting" | "swiping" | "career_married" | null;
-      /** An image file: JPEG, PNG, WebP or GIF by its bytes, at most 10 MB and 100 megapixels; decoded and written anew (see Media in the API description) */
+      /** An image file: JPEG, PNG, WebP or GIF by its bytes, at most 10 MB, 48 megapixels and 16,384 pixels a side; decoded and written anew (see Media in the API description) */
       profile_picture?: Blob;
-      /** An image file: JPEG, PNG, WebP or GIF by its bytes, at most 10 MB and 100 megapixels; decoded and written anew (see Media in the API description) */
+      /** An image file: JPEG, PNG, WebP or GIF by its bytes, at most 10 MB, 48 megapixels and 16,384 pixels a side; decoded and written anew (see Media in the API description) */
       banner?: Blob;
       location?: {
         country?: string | null;
@@ -920,9 +920,9 @@ export interface Operations {
       bio?: string;
       website?: "" | string;
       relationship_status?: "lonely_af" | "forever_alone" | "looking_for_love" | "taken" | "emotionally_unavailable" | "waiting" | "swiping" | "career_married" | null;
-      /** An image file: JPEG, PNG, WebP or GIF by its bytes, at most 10 MB and 100 megapixels; decoded and written anew (see Media in the API description) */
+      /** An image file: JPEG, PNG, WebP or GIF by its bytes, at most 10 MB, 48 megapixels and 16,384 pixels a side; decoded and written anew (see Media in the API description) */
       profile_picture?: Blob;
-      /** An image file: JPEG, PNG, WebP or GIF by its bytes, at most 10 MB and 100 megapixels; decoded and written anew (see Media in the API description) */
+      /** An image file: JPEG, PNG, WebP or GIF by its bytes, at most 10 MB, 48 megapixels and 16,384 pixels a side; decoded and written anew (see Media in the API description) */
       banner?: Blob;
       location?: {
         country?: string | null;
@@ -1603,9 +1603,9 @@ export interface Operations {
       description?: string;
       category: string;
       location?: string;
-      /** An image file: JPEG, PNG, WebP or GIF by its bytes, at most 10 MB and 100 megapixels; decoded and written anew (see Media in the API description) */
+      /** An image file: JPEG, PNG, WebP or GIF by its bytes, at most 10 MB, 48 megapixels and 16,384 pixels a side; decoded and written anew (see Media in the API description) */
       avatar?: Blob;
-      /** An image file: JPEG, PNG, WebP or GIF by its bytes, at most 10 MB and 100 megapixels; decoded and written anew (see Media in the API description) */
+      /** An image file: JPEG, PNG, WebP or GIF by its bytes, at most 10 MB, 48 megapixels and 16,384 pixels a side; decoded and written anew (see Media in the API description) */
       banner?: Blob;
     };
     answer: Community;
@@ -1625,9 +1625,9 @@ export interface Operations {
       description?: string;
       category?: string;
       location?: string | null;
-      /** An image file: JPEG, PNG, WebP or GIF by its bytes, at most 10 MB and 100 megapixels; decoded and written anew (see Media in the API description) */
+      /** An image file: JPEG, PNG, WebP or GIF by its bytes, at most 10 MB, 48 megapixels and 16,384 pixels a side; decoded and written anew (see Media in the API description) */
       avatar?: Blob;
-      /** An image file: JPEG, PNG, WebP or GIF by its bytes, at most 10 MB and 100 megapixels; decoded and written anew (see Media in the API description) */
+      /** An image file: JPEG, PNG, WebP or GIF by its bytes, at most 10 MB, 48 megapixels and 16,384 pixels a side; decoded and written anew (see Media in the API description) */
       banner?: Blob;
     };
     answer: Community;
@@ -1757,9 +1757,9 @@ export interface Operations {
       community?: string | null;
       latitude?: number;
       longitude?: number;
-      /** An image file: JPEG, PNG, WebP or GIF by its bytes, at most 10 MB and 100 megapixels; decoded and written anew (see Media in the API description) */
+      /** An image file: JPEG, PNG, WebP or GIF by its bytes, at most 10 MB, 48 megapixels and 16,384 pixels a side; decoded and written anew (see Media in the API description) */
       logo?: Blob;
-      /** An image file: JPEG, PNG, WebP or GIF by its bytes, at most 10 MB and 100 megapixels; decoded and written anew (see Media in the API description) */
+      /** An image file: JPEG, PNG, WebP or GIF by its bytes, at most 10 MB, 48 megapixels and 16,384 pixels a side; decoded and written anew (see Media in the API description) */
       banner?: Blob;
     };
     answer: Store;
@@ -1783,9 +1783,9 @@ export interface Operations {
       community?: string | null;
       latitude?: number;
       longitude?: number;
-      /** An image file: JPEG, PNG, WebP or GIF by its bytes, at most 10 MB and 100 megapixels; decoded and written anew (see Media in the API description) */
+      /** An image file: JPEG, PNG, WebP or GIF by its bytes, at most 10 MB, 48 megapixels and 16,384 pixels a side; decoded and written anew (see Media in the API description) */
       logo?: Blob;
-      /** An image file: JPEG, PNG, WebP or GIF by its bytes, at most 10 MB and 100 megapixels; decoded and written anew (see Media in the API description) */
+      /** An image file: JPEG, PNG, WebP or GIF by its bytes, at most 10 MB, 48 megapixels and 16,384 pixels a side; decoded and written anew (see Media in the API description) */
       banner?: Blob;
     };
     answer: Store;
@@ -1802,9 +1802,9 @@ export interface Operations {
       community?: string | null;
       latitude?: number;
       longitude?: number;
-      /** An image file: JPEG, PNG, WebP or GIF by its bytes, at most 10 MB and 100 megapixels; decoded and written anew (see Media in the API description) */
+      /** An image file: JPEG, PNG, WebP or GIF by its bytes, at most 10 MB, 48 megapixels and 16,384 pixels a side; decoded and written anew (see Media in the API description) */
       logo?: Blob;
-      /** An image file: JPEG, PNG, WebP or GIF by its bytes, at most 10 MB and 100 megapixels; decoded and written anew (see Media in the API description) */
+      /** An image file: JPEG, PNG, WebP or GIF by its bytes, at most 10 MB, 48 megapixels and 16,384 pixels a side; decoded and written anew (see Media in the API description) */
       banner?: Blob;
     };
     answer: Store;

@@ -97,7 +97,8 @@ export function isCurrentMediaKey(key: string): boolean {
 /** The media rules as the OpenAPI document tells them to client authors (docs/modules/media.md says the same at length). */
 export const MEDIA_RULES_FOR_CLIENTS = [
   '## Media',
-  'Uploads are multipart files: images (JPEG, PNG, WebP, GIF by their bytes; at most 10 MB and 100 megapixels) and audio',
+  'Uploads are multipart files: images (JPEG, PNG, WebP, GIF by their bytes; at most 10 MB, 48 megapixels and 16,384 px a',
+  'side, every frame counted) and audio',
   '(MP3, M4A/AAC, OGG, WAV, WebM; at most 25 MB). Every image is decoded and written anew: no EXIF, XMP, IPTC or',
   'comments survive, the camera orientation is applied, the longest side is at most 4096 px, colours are sRGB; animated',
   'GIF and WebP stay animated (at most 100 frames). Audio keeps its bytes but loses ID3/APE tags (MP3), LIST/INFO and',
