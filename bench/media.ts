@@ -17,6 +17,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { twelveMegapixelJpeg } from './media-fixture.js';
 import { percentile } from './lib/stats.js';
+import { serviceEnv, startScript } from './media-start.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
@@ -41,7 +42,7 @@ export interface MediaRow {
   statuses?: Record<string, number>;
 }
 
-const procStatus = async (pid: number, field: 'VmHWM' | 'VmRSS'): Promise<number> => {
+export const procStatus = async (pid: number, field: 'VmHWM' | 'VmRSS'): Promise<number> => {
   const text = await fs.readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
   const kb = Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(text)?.[1] ?? 0);
   return kb / 1024;
@@ -69,16 +70,7 @@ async function runBare(file: string, opts: MediaOptions): Promise<MediaRow> {
  * Extra Node flags for the service process, to profile it under the load it is measured with (its stdout is then
  * shown): BENCH_SERVICE_FLAGS='--cpu-prof --cpu-prof-dir=/tmp/prof' or '--trace-gc'.
  */
-const serviceFlags = (process.env.BENCH_SERVICE_FLAGS ?? '').split(' ').filter(Boolean);
-
-/** The Node flags `npm start` runs the service with: the words of package.json's start script between `node` and `--import`. */
-async function startScriptNodeFlags(): Promise<string[]> {
-  const pkg = JSON.parse(await fs.readFile(path.join(here, '..', 'package.json'), 'utf8')) as { scripts: { start: string } };
-  const [command, ...words] = pkg.scripts.start.trim().split(/\s+/);
-  if (command !== 'node') throw new Error(`npm start does not run node: ${pkg.scripts.start}`);
-  const end = words.indexOf('--import');
-  return words.slice(0, end === -1 ? words.length : end).filter((w) => w.startsWith('--'));
-}
+export const serviceFlags = (process.env.BENCH_SERVICE_FLAGS ?? '').split(' ').filter(Boolean);
 
 /** CPU seconds (user and system) used so far by a process and its children (the service and its database process). */
 async function processTreeCpuSeconds(pid: number): Promise<number> {
@@ -105,7 +97,12 @@ function fullGcsOf(child: ChildProcess): Promise<number> {
 }
 
 async function runService(image: Buffer, opts: MediaOptions): Promise<MediaRow> {
-  const child = fork(path.join(here, 'media-server.ts'), [], { execArgv: [...(await startScriptNodeFlags()), '--import', 'tsx', ...serviceFlags], stdio: ['ignore', serviceFlags.length ? 'inherit' : 'ignore', 'inherit', 'ipc'] });
+  const start = await startScript();
+  const child = fork(path.join(here, 'media-server.ts'), [], {
+    execArgv: [...start.nodeFlags, '--import', 'tsx', ...serviceFlags],
+    env: serviceEnv(start.env),
+    stdio: ['ignore', serviceFlags.length ? 'inherit' : 'ignore', 'inherit', 'ipc'],
+  });
   try {
     const url = await new Promise<string>((resolve, reject) => {
       child.once('message', (m) => resolve((m as { url: string }).url));
@@ -176,7 +173,7 @@ async function runService(image: Buffer, opts: MediaOptions): Promise<MediaRow> 
  * 0.15 of a core at this rate, node:http about half of that.
  */
 const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
-function send(url: string, options: http.RequestOptions, body?: Buffer): Promise<number> {
+export function send(url: string, options: http.RequestOptions, body?: Buffer): Promise<number> {
   return new Promise((resolve, reject) => {
     const req = http.request(url, { ...options, agent }, (res) => {
       res.on('data', () => undefined);
@@ -188,14 +185,14 @@ function send(url: string, options: http.RequestOptions, body?: Buffer): Promise
   });
 }
 
-async function multipartBody(image: Buffer): Promise<{ body: Buffer; contentType: string }> {
+export async function multipartBody(image: Buffer): Promise<{ body: Buffer; contentType: string }> {
   const form = new FormData();
   form.append('profile_picture', new Blob([image], { type: 'image/jpeg' }), 'IMG_0001.JPG');
   const encoded = new Response(form);
   return { body: Buffer.from(await encoded.arrayBuffer()), contentType: encoded.headers.get('content-type')! };
 }
 
-async function register(url: string, i: number): Promise<string> {
+export async function register(url: string, i: number): Promise<string> {
   const username = `media${i}x${Date.now().toString(36)}`;
   const res = await fetch(`${url}/api/auth/register/`, {
     method: 'POST',

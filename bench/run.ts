@@ -109,10 +109,17 @@ async function main() {
   if (names.includes('media')) {
     const argv = process.argv.slice(2);
     const { runMedia, formatMedia } = await import('./media.js');
+    const { runFloods, formatFloods } = await import('./media-floods.js');
     const opts = { uploads: numberFlag(argv, 'uploads') ?? 60, concurrency: numberFlag(argv, 'concurrency') ?? 20 };
-    const result = await runMedia(opts);
-    console.log(formatMedia(result, opts));
-    console.log(`  results: ${await writeResults('media', result.rows, { ...opts, imageBytes: result.imageBytes })}`);
+    if (!argv.includes('--floods-only')) {
+      const result = await runMedia(opts);
+      console.log(formatMedia(result, opts));
+      console.log(`  results: ${await writeResults('media', result.rows, { ...opts, imageBytes: result.imageBytes })}`);
+    }
+    const floodOpts = { files: numberFlag(argv, 'flood-files') ?? 20, settleSeconds: numberFlag(argv, 'settle') ?? 60 };
+    const floods = await runFloods(floodOpts);
+    console.log(formatFloods(floods));
+    console.log(`  results: ${await writeResults('media-floods', floods, { ...floodOpts, serviceEnv: process.env.BENCH_SERVICE_ENV ?? '' })}`);
   }
   // Last, with the benchmark server stopped: the start-up runs must not share the CPU with it.
   if (names.includes('startup')) {
