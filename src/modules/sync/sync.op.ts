@@ -83,6 +83,8 @@ export const syncOp = defineOperation({
     communities: zRoomIds().describe('Community rooms watched besides the caller\'s own communities; each checked as subscribe checks it'),
   }),
   responses: { 200: zSyncBody },
+  // A channel named in `channels` that does not exist (404) or that the caller may not subscribe to (403).
+  errors: [403, 404],
   handler: async (input, ctx) => ok(await syncFor(ctx, input)),
 });
 
