@@ -68,10 +68,15 @@ export async function createComment(ctx: AuthedContext, input: NewComment): Prom
 
     const comment = (await loadComment(id, ctx.user.id, tx))!;
     events.add('post.counters_changed', { postId: input.post });
+    const pushed = () => events.add('comment.created', { postId: input.post, authorId: postAuthor, comment: serializeComment(comment, { baseUrl: serverBaseUrl() }) });
     // Under content hidden by moderation (the post, or a comment above), the new comment is hidden with it: it reaches
-    // nobody but its author and staff, who read it by id and in the author's lists (DESIGN.md section 9, "Every
-    // path"). So no comment:created to the post's room and no notification, mentions included.
-    if (post.hidden || parentHidden) return serializeComment(comment, ctx);
+    // nobody but its author and staff (DESIGN.md section 9, "Every path"), so it notifies nobody, mentions included.
+    // A hidden post's room holds only its author's sockets (and staff's) since the hiding, so the push may go there;
+    // a hidden comment's post is still watched by everyone, so a reply under it is not pushed at all.
+    if (post.hidden || parentHidden) {
+      if (!parentHidden) pushed();
+      return serializeComment(comment, ctx);
+    }
 
     const notified = [ctx.user.id];
     if (parentAuthor && parentAuthor !== ctx.user.id) {
@@ -92,7 +97,7 @@ export async function createComment(ctx: AuthedContext, input: NewComment): Prom
       // Someone in a block with the post's author or the parent's cannot read this comment: not told of it either.
       readableOnlyApartFrom: parentAuthor ? [postAuthor, parentAuthor] : [postAuthor],
     });
-    events.add('comment.created', { postId: input.post, authorId: postAuthor, comment: serializeComment(comment, { baseUrl: serverBaseUrl() }) });
+    pushed();
     return serializeComment(comment, ctx);
   });
 }
