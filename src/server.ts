@@ -14,6 +14,8 @@ import { startJobs, type Jobs } from './jobs/index.js';
 import type { EmbeddedDatabase } from './platform/embedded-db.js';
 import { bootstrapAdmin } from './modules/accounts/admin-bootstrap.js';
 import { stopCommunityFanoutWorker } from './modules/posts/community-fanout.worker.js';
+import { startOutboxWorker, stopOutboxWorker, type OutboxHandler } from './platform/outbox.js';
+import { outboxHandlers } from './outbox-handlers.js';
 import { listeningBaseUrl, setServerBaseUrl } from './core/server-base-url.js';
 import { configureTrustedProxies } from './core/client-address.js';
 import { configureAudioWork } from './core/media/audio-work.js';
@@ -39,6 +41,8 @@ export interface ServerOptions {
   realtime?: RealtimeOptions;
   /** The embedded database, when the caller started it early (main.ts); otherwise started here when needed. */
   embedded?: Promise<EmbeddedDatabase>;
+  /** The outbox's handlers (default: src/outbox-handlers.ts; tests may add throwaway ones). */
+  outboxHandlers?: readonly OutboxHandler[];
 }
 
 export async function startServer(config: Config, opts: ServerOptions = {}): Promise<RunningServer> {
@@ -70,6 +74,8 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
     throw err;
   }
   const jobs: Jobs | null = opts.jobs === false ? null : startJobs();
+  // Outbox work is not a scheduled job: every node drains it, tests included.
+  startOutboxWorker(opts.outboxHandlers ?? outboxHandlers, { db: platform.db, log: platform.log, metrics: platform.metrics, pollMs: config.OUTBOX_POLL_MS, maxInFlight: config.OUTBOX_MAX_IN_FLIGHT });
   const httpServer = web.server;
   const port = (httpServer.address() as AddressInfo).port;
   setServerBaseUrl(config.PUBLIC_BASE_URL ?? listeningBaseUrl(config.HOST, port));
@@ -86,6 +92,8 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
       await Promise.all([web.drain(config.SHUTDOWN_GRACE_MS), realtime.close().catch(() => undefined)]);
       // A fan-out stops after its current batch; the rest of it stays queued in the database for the job.
       await stopCommunityFanoutWorker();
+      // Outbox work still running keeps its lease and is run again by whichever node claims it when the lease ends.
+      await stopOutboxWorker();
       await stopPlatform();
     })());
 

@@ -104,6 +104,10 @@ export const configSchema = z.object({
   SHUTDOWN_GRACE_MS: z.coerce.number().int().positive().default(10000),
   /** An uploaded audio file's tags and duration are read in a worker thread; one not read by then is refused (400). */
   AUDIO_WORK_TIMEOUT_MS: z.coerce.number().int().positive().default(10000),
+  /** The outbox (DESIGN.md section 4): every node looks for work committed elsewhere or due later this often. */
+  OUTBOX_POLL_MS: z.coerce.number().int().min(10).default(1000),
+  /** Outbox work (webhook deliveries...) running on one node at once, all kinds together. */
+  OUTBOX_MAX_IN_FLIGHT: z.coerce.number().int().positive().default(32),
   /** `npm start`: an event loop blocked this long is logged and the process exits (code 70) for its supervisor to restart it; 0: no watchdog. */
   WATCHDOG_BLOCKED_MS: z.coerce.number().int().min(0).default(10000),
 });

@@ -58,6 +58,8 @@ export const domainEventRoutes: DomainEventRoutes = {
   'post.counters_changed': () => undefined,
   // No push: the posts module's fan-out worker notifies the community's members, who hear notification:created.
   'community_post.fanout_queued': () => undefined,
+  // Wakes this node's outbox worker (platform/outbox.ts); reaches no socket.
+  'outbox.queued': () => undefined,
   'post.stats': ({ io }, { stats, authorId, locationId, communityId }) =>
     aboutPost(io, [postRoom(stats.post_id), ...postHomeAudience(locationId, communityId)], [authorId]).emit('post:stats', stats),
   'comment.created': ({ io }, { postId, authorId, comment }) => aboutPost(io, [postRoom(postId)], [authorId, comment.user.id]).emit('comment:created', comment),

@@ -1,0 +1,8 @@
+import type { OutboxHandler } from './platform/outbox.js';
+
+/**
+ * Every kind of outbox work (DESIGN.md section 4), as src/registry.ts lists every operation: each node's worker
+ * (platform/outbox.ts) runs these. A module defines its handler in its own `*.outbox.ts`; no module writes a queue
+ * of its own.
+ */
+export const outboxHandlers: readonly OutboxHandler[] = [];

@@ -1,0 +1,398 @@
+import crypto from 'node:crypto';
+import os from 'node:os';
+import { sql } from 'drizzle-orm';
+import { Counter, Gauge } from 'prom-client';
+import { domainEvents } from '../core/events.js';
+import type { Db, DbOrTx } from './db-connection.js';
+import { publishAfterCommit } from './db.js';
+import type { Logger } from './logger.js';
+import type { Metrics } from './metrics.js';
+
+/**
+ * The one outbox (DESIGN.md section 4): work that follows a commit and may be slow or fail (webhook deliveries,
+ * and whatever else a module registers in src/outbox-handlers.ts). `enqueue(tx, kind, payload)` writes a row in the
+ * transaction that caused the work, so a rollback leaves nothing to do. After the commit, the workers of every node
+ * drain the table:
+ * - a claim is one short statement that takes due rows with FOR UPDATE SKIP LOCKED (two nodes never claim one row)
+ *   and leases them (`locked_until`); the work runs outside any transaction, so no connection is held while a
+ *   handler waits on the outside world (the embedded database has a single connection);
+ * - a row whose lease ran out (its node died, or was killed between the commit and the work) is claimable again:
+ *   delivery is at least once, never lost;
+ * - the node that committed the row hears it at once (`outbox.queued`, published after the commit) and every node
+ *   also polls every OUTBOX_POLL_MS, so a row committed on another node, or due later, is found;
+ * - a failed run is retried after the handler's `retryDelaysMs[attempt - 1]`; past the last delay, or when the
+ *   handler throws `GiveUp`, the row keeps `failed_at` and the handler's `onGiveUp` runs;
+ * - work in flight is bounded per handler (`maxInFlight`), per key (`maxInFlightPerKey`, e.g. one webhook
+ *   endpoint, counted over the leases of every node) and per node (OUTBOX_MAX_IN_FLIGHT).
+ */
+
+/** What each kind of work carries, declared by its module (declaration merging), like DomainEventMap. */
+// eslint-disable-next-line @typescript-eslint/no-empty-interface
+export interface OutboxPayloads {}
+export type OutboxKind = keyof OutboxPayloads & string;
+
+declare module '../core/events.js' {
+  interface DomainEventMap {
+    /** An outbox row was committed on this node: its worker claims it at once instead of at the next poll. */
+    'outbox.queued': { kind: string };
+  }
+}
+
+export interface OutboxJob {
+  id: string;
+  kind: string;
+  key: string | null;
+  /** This attempt's number, 1 for the first. */
+  attempt: number;
+  createdAt: Date;
+  /** When the work runs again should this attempt fail; null: this is the last attempt. */
+  retryAt: Date | null;
+}
+
+export interface OutboxHandler<K extends OutboxKind = OutboxKind> {
+  kind: K;
+  /** Runs of this kind in flight on one node at most. */
+  maxInFlight: number;
+  /** Runs of one key in flight on all nodes together at most (rows without a key are not counted). */
+  maxInFlightPerKey?: number;
+  /** A claimed row is another node's to take after this long: longer than the slowest run can be. */
+  leaseMs: number;
+  /** The wait after attempt n fails is retryDelaysMs[n - 1]; after the last one the row is given up. */
+  retryDelaysMs: readonly number[];
+  /** Resolves: done (the row is deleted). Throws: retried, or given up (GiveUp, or no retry left). */
+  run(payload: OutboxPayloads[K], job: OutboxJob): Promise<void>;
+  /** After the last failed attempt (the row stays, with failed_at). */
+  onGiveUp?(payload: OutboxPayloads[K], job: OutboxJob, error: unknown): Promise<void>;
+}
+
+/** Thrown by a handler: this work must not be tried again (e.g. the receiver answered 410 Gone). */
+export class GiveUp extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'GiveUp';
+  }
+}
+
+/** Typed at the definition, stored among the others without its kind's payload type. */
+export function defineOutboxHandler<K extends OutboxKind>(handler: OutboxHandler<K>): OutboxHandler {
+  return handler as unknown as OutboxHandler;
+}
+
+/**
+ * The time the outbox (and the work it runs) reads: tests move it forward to reach a retry due hours later. Rows
+ * are stamped and claimed by this clock, not the database's, so the nodes' clocks must agree to within a poll.
+ */
+export const outboxClock = { now: (): Date => new Date() };
+
+/**
+ * A row in the caller's transaction (`tx`: the transaction that caused the work, so that a rollback leaves nothing
+ * to do). Its node's worker is woken once the outermost transaction commits.
+ */
+export async function enqueue<K extends OutboxKind>(tx: DbOrTx, kind: K, payload: OutboxPayloads[K], opts: { runAt?: Date; key?: string } = {}): Promise<void> {
+  const runAt = opts.runAt ?? outboxClock.now();
+  await tx.execute(sql`
+    INSERT INTO outbox (kind, payload, key, run_at, created_at)
+    VALUES (${kind}, ${JSON.stringify(payload)}::jsonb, ${opts.key ?? null}, ${runAt.toISOString()}::timestamptz, ${outboxClock.now().toISOString()}::timestamptz)`);
+  publishAfterCommit('outbox.queued', { kind });
+}
+
+interface ClaimedRow extends Record<string, unknown> {
+  id: string;
+  kind: string;
+  key: string | null;
+  payload: unknown;
+  attempts: number;
+  created_at: string | Date;
+}
+
+export interface OutboxWorkerOptions {
+  db: Db;
+  log: Logger;
+  metrics?: Metrics;
+  /** Every node polls this often for rows committed elsewhere or due later. */
+  pollMs: number;
+  /** Runs in flight on this node, all kinds together. */
+  maxInFlight: number;
+}
+
+/** One node's worker: claims due rows of the kinds it has handlers for and runs them. */
+export class OutboxWorker {
+  readonly nodeId = `${os.hostname()}:${process.pid}:${crypto.randomBytes(4).toString('hex')}`;
+  private readonly handlers = new Map<string, OutboxHandler>();
+  private readonly running = new Map<string, number>();
+  private readonly runs = new Set<Promise<void>>();
+  private totalRunning = 0;
+  private pumping: Promise<void> | null = null;
+  private pumpAgain = false;
+  private stopped = true;
+  private timer: NodeJS.Timeout | null = null;
+  private unsubscribe: (() => void) | null = null;
+  private runsCounter: Counter<'kind' | 'outcome'> | null = null;
+
+  constructor(
+    handlers: readonly OutboxHandler[],
+    private readonly opts: OutboxWorkerOptions,
+  ) {
+    for (const handler of handlers) {
+      if (this.handlers.has(handler.kind)) throw new Error(`Two outbox handlers for the kind ${handler.kind}`);
+      this.handlers.set(handler.kind, handler);
+      this.running.set(handler.kind, 0);
+    }
+    if (opts.metrics) this.watch(opts.metrics);
+  }
+
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    this.unsubscribe = domainEvents.subscribe((event) => {
+      if (event.name === 'outbox.queued' && this.handlers.has(event.payload.kind)) this.wake();
+    });
+    this.timer = setInterval(() => this.wake(), this.opts.pollMs);
+    this.timer.unref();
+    this.wake();
+  }
+
+  /**
+   * Take nothing new and wait up to `graceMs` for the runs in flight. A run still going keeps its lease; when the
+   * lease runs out another node (or this one restarted) runs it again.
+   */
+  async stop(graceMs = 5000): Promise<void> {
+    this.stopped = true;
+    this.unsubscribe?.();
+    this.unsubscribe = null;
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    const all = Promise.allSettled([this.pumping, ...this.runs]);
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([all, new Promise((resolve) => (timer = setTimeout(resolve, graceMs)))]);
+    clearTimeout(timer);
+  }
+
+  /** Claim what is due now (coalesced: a wake during a claim claims again right after it). */
+  wake(): void {
+    if (this.stopped) return;
+    if (this.pumping) {
+      this.pumpAgain = true;
+      return;
+    }
+    this.pumping = this.pump().finally(() => {
+      this.pumping = null;
+    });
+  }
+
+  /**
+   * Tests and benches: claim and run until nothing is due by the outbox clock, waiting for each run. (Rows due later
+   * stay; move `outboxClock` to reach them.)
+   */
+  async settle(): Promise<void> {
+    for (;;) {
+      if (this.pumping) await this.pumping;
+      const claimed = await this.pumpOnce();
+      if (this.runs.size) await Promise.allSettled([...this.runs]);
+      else if (!claimed) return;
+    }
+  }
+
+  private async pump(): Promise<void> {
+    do {
+      this.pumpAgain = false;
+      try {
+        await this.pumpOnce();
+      } catch (err) {
+        // The database is away: the next poll tries again.
+        this.opts.log.warn({ err }, 'outbox claim failed');
+        return;
+      }
+    } while (this.pumpAgain && !this.stopped);
+  }
+
+  /** One claim per kind with room; true when anything was claimed. */
+  private async pumpOnce(): Promise<boolean> {
+    let claimedAny = false;
+    for (const handler of this.handlers.values()) {
+      const room = Math.min(handler.maxInFlight - this.running.get(handler.kind)!, this.opts.maxInFlight - this.totalRunning);
+      if (room <= 0) continue;
+      const rows = await this.claim(handler, room);
+      for (const row of rows) this.launch(handler, row);
+      if (rows.length) claimedAny = true;
+      // Maybe more are due: claim again once this round is over (the room left decides how many).
+      if (rows.length === room) this.pumpAgain = true;
+    }
+    return claimedAny;
+  }
+
+  /**
+   * Due rows of one kind, at most `limit`, leased to this node. SKIP LOCKED: rows another node is claiming at this
+   * moment are left to it. With a per-key bound, the keys' leases on every node are counted in the same transaction
+   * and the rows over the bound are left unclaimed (two nodes claiming one key at the same instant may each take
+   * one: the bound holds per claim, and so within one node exactly).
+   */
+  private async claim(handler: OutboxHandler, limit: number): Promise<ClaimedRow[]> {
+    const now = outboxClock.now();
+    const nowText = now.toISOString();
+    const leaseUntil = new Date(now.getTime() + handler.leaseMs).toISOString();
+    const perKey = handler.maxInFlightPerKey;
+    return this.opts.db.transaction(async (tx) => {
+      const candidates = await tx.execute<{ id: string; key: string | null }>(sql`
+        SELECT id::text AS id, key FROM outbox
+        WHERE kind = ${handler.kind} AND failed_at IS NULL AND run_at <= ${nowText}::timestamptz
+          AND (locked_until IS NULL OR locked_until < ${nowText}::timestamptz)
+        ORDER BY run_at, id
+        LIMIT ${perKey ? limit * 4 : limit}
+        FOR UPDATE SKIP LOCKED`);
+      let chosen = candidates.rows;
+      if (perKey) {
+        const keys = [...new Set(chosen.map((c) => c.key).filter((k): k is string => k !== null))];
+        const busy = new Map<string, number>();
+        if (keys.length) {
+          const leased = await tx.execute<{ key: string; n: number }>(sql`
+            SELECT key, count(*)::int AS n FROM outbox
+            WHERE key IN (${sql.join(keys.map((k) => sql`${k}`), sql`, `)}) AND failed_at IS NULL AND locked_until >= ${nowText}::timestamptz
+            GROUP BY key`);
+          for (const row of leased.rows) busy.set(row.key, row.n);
+        }
+        chosen = chosen.filter((c) => {
+          if (c.key === null) return true;
+          const n = busy.get(c.key) ?? 0;
+          if (n >= perKey) return false;
+          busy.set(c.key, n + 1);
+          return true;
+        });
+        chosen = chosen.slice(0, limit);
+      }
+      if (!chosen.length) return [];
+      const claimed = await tx.execute<ClaimedRow>(sql`
+        UPDATE outbox SET locked_until = ${leaseUntil}::timestamptz, locked_by = ${this.nodeId}, attempts = attempts + 1
+        WHERE id IN (${sql.join(chosen.map((c) => sql`${c.id}::bigint`), sql`, `)})
+        RETURNING id::text AS id, kind, key, payload, attempts, created_at`);
+      return claimed.rows;
+    });
+  }
+
+  private launch(handler: OutboxHandler, row: ClaimedRow): void {
+    this.running.set(handler.kind, this.running.get(handler.kind)! + 1);
+    this.totalRunning++;
+    const run = this.runOne(handler, row).finally(() => {
+      this.running.set(handler.kind, this.running.get(handler.kind)! - 1);
+      this.totalRunning--;
+      this.runs.delete(run);
+      this.wake();
+    });
+    this.runs.add(run);
+  }
+
+  private async runOne(handler: OutboxHandler, row: ClaimedRow): Promise<void> {
+    const delay = handler.retryDelaysMs[row.attempts - 1];
+    const job: OutboxJob = {
+      id: row.id,
+      kind: row.kind,
+      key: row.key,
+      attempt: row.attempts,
+      createdAt: new Date(row.created_at),
+      retryAt: delay === undefined ? null : new Date(outboxClock.now().getTime() + delay),
+    };
+    const payload = row.payload as OutboxPayloads[OutboxKind];
+    try {
+      await handler.run(payload, job);
+    } catch (error) {
+      await this.failed(handler, job, payload, error).catch((err) => this.opts.log.error({ err, outboxId: row.id, kind: row.kind }, 'could not record an outbox failure; the lease will expire'));
+      return;
+    }
+    this.runsCounter?.inc({ kind: handler.kind, outcome: 'ok' });
+    await this.opts.db
+      .execute(sql`DELETE FROM outbox WHERE id = ${row.id}::bigint`)
+      .catch((err) => this.opts.log.error({ err, outboxId: row.id, kind: row.kind }, 'could not delete a finished outbox row; it will run again'));
+  }
+
+  private async failed(handler: OutboxHandler, job: OutboxJob, payload: OutboxPayloads[OutboxKind], error: unknown): Promise<void> {
+    const message = (error instanceof Error ? error.message : String(error)).slice(0, 1000);
+    const giveUp = error instanceof GiveUp || job.retryAt === null;
+    if (!giveUp) {
+      this.runsCounter?.inc({ kind: handler.kind, outcome: 'retry' });
+      this.opts.log.info({ outboxId: job.id, kind: job.kind, attempt: job.attempt, retryAt: job.retryAt, error: message }, 'outbox work failed; retrying later');
+      await this.opts.db.execute(sql`
+        UPDATE outbox SET run_at = ${job.retryAt!.toISOString()}::timestamptz, locked_until = NULL, locked_by = NULL, last_error = ${message}
+        WHERE id = ${job.id}::bigint`);
+      return;
+    }
+    this.runsCounter?.inc({ kind: handler.kind, outcome: 'failed' });
+    this.opts.log.warn({ outboxId: job.id, kind: job.kind, attempt: job.attempt, error: message }, 'outbox work given up');
+    await this.opts.db.execute(sql`
+      UPDATE outbox SET failed_at = ${outboxClock.now().toISOString()}::timestamptz, locked_until = NULL, locked_by = NULL, last_error = ${message}
+      WHERE id = ${job.id}::bigint`);
+    await handler.onGiveUp?.(payload, { ...job, retryAt: null }, error);
+  }
+
+  /**
+   * /metrics: rows queued, leased (in flight on any node) and given up, and the age of the oldest queued row, per
+   * kind, read from the table at scrape time (the whole cluster's figures, the same on every node); runs in flight
+   * on this node and the outcomes of its runs, counted here.
+   */
+  private watch(metrics: Metrics): void {
+    const kinds = [...this.handlers.keys()];
+    const db = this.opts.db;
+    const running = this.running;
+    new Gauge({
+      name: 'hyperlocal_outbox_rows',
+      help: 'Outbox rows by kind and state: queued (waiting, retries included), in_flight (leased by a node), failed (given up)',
+      labelNames: ['kind', 'state'] as const,
+      registers: [metrics.registry],
+      async collect() {
+        const now = outboxClock.now().toISOString();
+        const { rows } = await db.execute<{ kind: string; queued: number; in_flight: number; failed: number }>(sql`
+          SELECT kind,
+            count(*) FILTER (WHERE failed_at IS NULL AND (locked_until IS NULL OR locked_until < ${now}::timestamptz))::int AS queued,
+            count(*) FILTER (WHERE failed_at IS NULL AND locked_until >= ${now}::timestamptz)::int AS in_flight,
+            count(*) FILTER (WHERE failed_at IS NOT NULL)::int AS failed
+          FROM outbox GROUP BY kind`);
+        this.reset();
+        for (const kind of kinds) for (const state of ['queued', 'in_flight', 'failed'] as const) this.set({ kind, state }, 0);
+        for (const row of rows) for (const state of ['queued', 'in_flight', 'failed'] as const) this.set({ kind: row.kind, state }, row[state]);
+      },
+    });
+    new Gauge({
+      name: 'hyperlocal_outbox_oldest_age_seconds',
+      help: 'Age of the oldest outbox row not given up, by kind (0: none)',
+      labelNames: ['kind'] as const,
+      registers: [metrics.registry],
+      async collect() {
+        const { rows } = await db.execute<{ kind: string; oldest: string | Date }>(sql`
+          SELECT kind, min(created_at) AS oldest FROM outbox WHERE failed_at IS NULL GROUP BY kind`);
+        this.reset();
+        for (const kind of kinds) this.set({ kind }, 0);
+        const now = outboxClock.now().getTime();
+        for (const row of rows) this.set({ kind: row.kind }, Math.max(0, (now - new Date(row.oldest).getTime()) / 1000));
+      },
+    });
+    new Gauge({
+      name: 'hyperlocal_outbox_running',
+      help: 'Outbox work running on this node, by kind',
+      labelNames: ['kind'] as const,
+      registers: [metrics.registry],
+      collect() {
+        for (const [kind, n] of running) this.set({ kind }, n);
+      },
+    });
+    this.runsCounter = new Counter({
+      name: 'hyperlocal_outbox_runs_total',
+      help: 'Outbox runs on this node by kind and outcome (ok, retry: failed and scheduled again, failed: given up)',
+      labelNames: ['kind', 'outcome'] as const,
+      registers: [metrics.registry],
+    });
+  }
+}
+
+/** This process's worker, started by the server (src/server.ts) with the handlers of src/outbox-handlers.ts. */
+export let outboxWorker: OutboxWorker | null = null;
+
+export function startOutboxWorker(handlers: readonly OutboxHandler[], opts: OutboxWorkerOptions): OutboxWorker {
+  outboxWorker = new OutboxWorker(handlers, opts);
+  outboxWorker.start();
+  return outboxWorker;
+}
+
+export async function stopOutboxWorker(graceMs?: number): Promise<void> {
+  const worker = outboxWorker;
+  outboxWorker = null;
+  await worker?.stop(graceMs);
+}
