@@ -106,8 +106,16 @@ export async function startTestApp(env: Record<string, string> = {}, opts: { ope
   };
 }
 
+/**
+ * How long a wait for something that must happen may take before it fails: only a failing wait lasts this long
+ * (a passing one ends when the event comes), and test files run in parallel on a shared two-core machine, where a
+ * push that takes milliseconds when idle has taken over 5 s (CI, issue 32). Below jest's 30 s test timeout.
+ * `noEvent` windows (something must NOT happen) stay short: load only makes them easier to pass.
+ */
+const ARRIVAL_WAIT_MS = 15_000;
+
 /** Wait for one event on a socket (rejects after `ms`). */
-export function nextEvent<T = any>(socket: Socket, event: string, ms = 5000): Promise<T> {
+export function nextEvent<T = any>(socket: Socket, event: string, ms = ARRIVAL_WAIT_MS): Promise<T> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no ${event} within ${ms} ms`)), ms);
     socket.once(event, (payload: T) => {
@@ -133,7 +141,7 @@ export const describeWithRedis = process.env.REDIS_URL ? describe : describe.ski
 export const unique = (prefix = 'u') => `${prefix}${crypto.randomUUID().replace(/-/g, '').slice(0, 10)}`;
 
 /** Wait until a condition holds (room moves and cross-node messages follow a commit asynchronously). */
-export async function eventually(check: () => Promise<boolean>, ms = 3000): Promise<boolean> {
+export async function eventually(check: () => Promise<boolean>, ms = ARRIVAL_WAIT_MS): Promise<boolean> {
   const until = Date.now() + ms;
   while (Date.now() < until) {
     if (await check()) return true;
