@@ -18,6 +18,7 @@ import { safetyOperations } from './modules/safety/safety.op.js';
 import { reportOperations } from './modules/safety/reports.op.js';
 import { moderationOperations } from './modules/safety/moderation.op.js';
 import { leavingOperations } from './modules/leaving/leaving.op.js';
+import { webhookOperations } from './modules/webhooks/webhooks.op.js';
 
 /** Every operation of the service: mounted as REST routes, Socket.IO events and OpenAPI paths. */
 export const operations: readonly Operation[] = [
@@ -40,5 +41,6 @@ export const operations: readonly Operation[] = [
   ...reportOperations,
   ...moderationOperations,
   ...leavingOperations,
+  ...webhookOperations,
 ];
 // Realtime channels (core/channels.ts) register themselves when their module's operations are imported here.

@@ -108,6 +108,10 @@ export const configSchema = z.object({
   OUTBOX_POLL_MS: z.coerce.number().int().min(10).default(1000),
   /** Outbox work (webhook deliveries...) running on one node at once, all kinds together. */
   OUTBOX_MAX_IN_FLIGHT: z.coerce.number().int().positive().default(32),
+  /** Webhooks (docs/webhooks.md): the key their secrets are sealed with in the database; unset: derived from the JWT signing secret. */
+  WEBHOOK_SECRET_KEY: optionalText,
+  /** `true` lets webhooks reach loopback and private addresses, and plain http: for tests and local receivers only. */
+  WEBHOOK_ALLOW_PRIVATE_ENDPOINTS: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
   /** `npm start`: an event loop blocked this long is logged and the process exits (code 70) for its supervisor to restart it; 0: no watchdog. */
   WATCHDOG_BLOCKED_MS: z.coerce.number().int().min(0).default(10000),
 });

@@ -46,12 +46,12 @@ function aKind(overrides: Partial<OutboxHandler> = {}, run?: (payload: { n: numb
     maxInFlight: 8,
     leaseMs: 60_000,
     retryDelaysMs: [5000, 60_000],
-    run: async (payload, job) => {
+    run: async (payload: { n: number }, job: OutboxJob) => {
       runs.push({ n: payload.n, job });
       await run?.(payload, job);
     },
     ...overrides,
-  } as OutboxHandler);
+  } as unknown as OutboxHandler);
   return { kind, handler, runs };
 }
 

@@ -114,5 +114,14 @@ export const operationRoutes = {
     "users.profile_export": { method: "GET", path: "/api/users/profile/export/", auth: "user", files: [] },
     "users.profile_export_section": { method: "GET", path: "/api/users/profile/export/{section}/", auth: "user", files: [] },
     "users.profile_delete": { method: "DELETE", path: "/api/users/profile/", auth: "user", files: [] },
+    "webhooks.create": { method: "POST", path: "/api/webhooks/", auth: "user", files: [] },
+    "webhooks.list": { method: "GET", path: "/api/webhooks/", auth: "user", files: [] },
+    "webhooks.read": { method: "GET", path: "/api/webhooks/{webhook_id}/", auth: "user", files: [] },
+    "webhooks.update": { method: "PATCH", path: "/api/webhooks/{webhook_id}/", auth: "user", files: [] },
+    "webhooks.delete": { method: "DELETE", path: "/api/webhooks/{webhook_id}/", auth: "user", files: [] },
+    "webhooks.rotate_secret": { method: "POST", path: "/api/webhooks/{webhook_id}/rotate-secret/", auth: "user", files: [] },
+    "webhooks.test": { method: "POST", path: "/api/webhooks/{webhook_id}/test/", auth: "user", files: [] },
+    "webhooks.deliveries": { method: "GET", path: "/api/webhooks/{webhook_id}/deliveries/", auth: "user", files: [] },
+    "webhooks.redeliver": { method: "POST", path: "/api/webhooks/{webhook_id}/deliveries/{delivery_id}/redeliver/", auth: "user", files: [] },
 };
 export const serverEventNames = ["post:created", "post:deleted", "post:stats", "comment:created", "poll:updated", "poll:expired", "notification:created", "notification:updated", "message:created", "conversation:read", "typing", "location:updated", "order:created", "order:updated", "community:deleted", "auth:expired"];

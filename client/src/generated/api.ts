@@ -78,6 +78,7 @@ export interface AccountExport {
     created_at: string;
     details: string | null;
   }>;
+  webhooks: Array<Webhook>;
 }
 
 export interface AccountExportPage {
@@ -803,6 +804,46 @@ export interface UsersEnhancement {
   }>;
   inject_at_positions: Array<number>;
   title: string;
+}
+
+export interface Webhook {
+  id: string;
+  url: string;
+  events: Array<string>;
+  /** The store whose events are sent; null: the service's events (staff) */
+  store_id: string | null;
+  description: string;
+  /** false once disabled: by its owner, by a 410 answer, or after 3 days of failing */
+  is_active: boolean;
+  created_at: string;
+}
+
+export interface WebhookDelivery {
+  id: string;
+  /** The webhook-id header: the same on every attempt and redelivery */
+  event_id: string;
+  type: string;
+  status: "pending" | "succeeded" | "failed";
+  attempts: number;
+  last_status_code: number | null;
+  /** At most 1 KB of the receiver's last answer, or why the last attempt failed */
+  last_response: string | null;
+  last_attempt_at: string | null;
+  next_attempt_at: string | null;
+}
+
+export interface WebhookWithSecret {
+  id: string;
+  url: string;
+  events: Array<string>;
+  /** The store whose events are sent; null: the service's events (staff) */
+  store_id: string | null;
+  description: string;
+  /** false once disabled: by its owner, by a 410 answer, or after 3 days of failing */
+  is_active: boolean;
+  created_at: string;
+  /** whsec_ + base64 of 24 bytes; shown in this answer only */
+  secret: string;
 }
 
 /** Every operation: what `call(name, input)` takes and what it resolves with (the success body). */
@@ -2184,7 +2225,7 @@ export interface Operations {
   /** The next page of one section of the caller's export, after the cursor the export (or the previous page) gave (GET /api/users/profile/export/{section}/) */
   "users.profile_export_section": {
     input: {
-      section: "posts" | "comments" | "messages" | "stores" | "products" | "orders_as_buyer" | "orders_as_seller" | "reviews" | "communities_owned" | "community_memberships" | "post_likes" | "post_bookmarks" | "comment_likes" | "comment_bookmarks" | "poll_votes" | "location_name_suggestions" | "blocks" | "mutes" | "reports";
+      section: "posts" | "comments" | "messages" | "stores" | "products" | "orders_as_buyer" | "orders_as_seller" | "reviews" | "communities_owned" | "community_memberships" | "post_likes" | "post_bookmarks" | "comment_likes" | "comment_bookmarks" | "poll_votes" | "location_name_suggestions" | "blocks" | "mutes" | "reports" | "webhooks";
       cursor?: string;
     };
     answer: AccountExportPage;
@@ -2195,6 +2236,90 @@ export interface Operations {
       password: string;
     };
     answer: null;
+  };
+  /** Subscribe a URL to a store's events (its owner) or, without store_id, to the service's (staff); the secret is answered this once (POST /api/webhooks/) */
+  "webhooks.create": {
+    input: {
+      url: string;
+      events: Array<string>;
+      store_id?: string | null;
+      description?: string;
+    };
+    answer: WebhookWithSecret;
+  };
+  /** The caller's webhooks, newest first (GET /api/webhooks/) */
+  "webhooks.list": {
+    input: {
+      page?: number;
+      page_size?: number;
+    };
+    answer: {
+      count: number;
+      next: string | null;
+      previous: string | null;
+      results: Array<Webhook>;
+    };
+  };
+  /** One of the caller's webhooks (never its secret) (GET /api/webhooks/{webhook_id}/) */
+  "webhooks.read": {
+    input: {
+      webhook_id: string;
+    };
+    answer: Webhook;
+  };
+  /** Change the URL, events, description, or switch it off and on (on again: its 3 days of failing start afresh) (PATCH /api/webhooks/{webhook_id}/) */
+  "webhooks.update": {
+    input: {
+      webhook_id: string;
+      url?: string;
+      events?: Array<string>;
+      description?: string;
+      is_active?: boolean;
+    };
+    answer: Webhook;
+  };
+  /** Delete a webhook and its deliveries (DELETE /api/webhooks/{webhook_id}/) */
+  "webhooks.delete": {
+    input: {
+      webhook_id: string;
+    };
+    answer: null;
+  };
+  /** A new secret, answered this once; the old one keeps signing alongside it for 24 h (POST /api/webhooks/{webhook_id}/rotate-secret/) */
+  "webhooks.rotate_secret": {
+    input: {
+      webhook_id: string;
+    };
+    answer: WebhookWithSecret;
+  };
+  /** Send a webhook.test event (even to a disabled webhook); answers its delivery, pending (POST /api/webhooks/{webhook_id}/test/) */
+  "webhooks.test": {
+    input: {
+      webhook_id: string;
+    };
+    answer: WebhookDelivery;
+  };
+  /** A webhook's deliveries, newest first (GET /api/webhooks/{webhook_id}/deliveries/) */
+  "webhooks.deliveries": {
+    input: {
+      webhook_id: string;
+      page?: number;
+      page_size?: number;
+    };
+    answer: {
+      count: number;
+      next: string | null;
+      previous: string | null;
+      results: Array<WebhookDelivery>;
+    };
+  };
+  /** Send a delivery again, with the same webhook-id; its retries start over (POST /api/webhooks/{webhook_id}/deliveries/{delivery_id}/redeliver/) */
+  "webhooks.redeliver": {
+    input: {
+      webhook_id: string;
+      delivery_id: string;
+    };
+    answer: WebhookDelivery;
   };
 }
 
@@ -2374,6 +2499,15 @@ export const operationRoutes: { readonly [K in keyof Operations]: OperationRoute
   "users.profile_export": { method: "GET", path: "/api/users/profile/export/", auth: "user", files: [] },
   "users.profile_export_section": { method: "GET", path: "/api/users/profile/export/{section}/", auth: "user", files: [] },
   "users.profile_delete": { method: "DELETE", path: "/api/users/profile/", auth: "user", files: [] },
+  "webhooks.create": { method: "POST", path: "/api/webhooks/", auth: "user", files: [] },
+  "webhooks.list": { method: "GET", path: "/api/webhooks/", auth: "user", files: [] },
+  "webhooks.read": { method: "GET", path: "/api/webhooks/{webhook_id}/", auth: "user", files: [] },
+  "webhooks.update": { method: "PATCH", path: "/api/webhooks/{webhook_id}/", auth: "user", files: [] },
+  "webhooks.delete": { method: "DELETE", path: "/api/webhooks/{webhook_id}/", auth: "user", files: [] },
+  "webhooks.rotate_secret": { method: "POST", path: "/api/webhooks/{webhook_id}/rotate-secret/", auth: "user", files: [] },
+  "webhooks.test": { method: "POST", path: "/api/webhooks/{webhook_id}/test/", auth: "user", files: [] },
+  "webhooks.deliveries": { method: "GET", path: "/api/webhooks/{webhook_id}/deliveries/", auth: "user", files: [] },
+  "webhooks.redeliver": { method: "POST", path: "/api/webhooks/{webhook_id}/deliveries/{delivery_id}/redeliver/", auth: "user", files: [] },
 };
 
 export const serverEventNames = ["post:created", "post:deleted", "post:stats", "comment:created", "poll:updated", "poll:expired", "notification:created", "notification:updated", "message:created", "conversation:read", "typing", "location:updated", "order:created", "order:updated", "community:deleted", "auth:expired"] as const;

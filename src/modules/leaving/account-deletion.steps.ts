@@ -10,6 +10,7 @@ import { safetyLeaving } from '../safety/safety.leaving.js';
 import { locationsLeaving } from '../locations/locations.leaving.js';
 import { notificationsLeaving } from '../notifications/notifications.leaving.js';
 import { usersLeaving } from '../users/users.leaving.js';
+import { webhooksLeaving } from '../webhooks/webhooks.leaving.js';
 
 /**
  * Every module's part of an account deletion, run in this order in one transaction, then the user row is deleted.
@@ -35,5 +36,6 @@ export const ACCOUNT_DELETION_STEPS: readonly AccountDeletionStep[] = [
   safetyLeaving,
   locationsLeaving,
   notificationsLeaving,
+  webhooksLeaving,
   usersLeaving,
 ];

@@ -7,6 +7,7 @@ import { ordersAsBuyerExport, ordersAsSellerExport } from '../stores/orders.expo
 import { communitiesOwnedExport, communityMembershipsExport } from '../communities/communities.export.js';
 import { nameSuggestionsExport } from '../locations/locations.export.js';
 import { blocksExport, mutesExport, reportsExport } from '../safety/safety.export.js';
+import { webhooksExport } from '../webhooks/webhooks.export.js';
 
 /**
  * The sections of an account's export (`GET /api/users/profile/export/`), in the document's order. A module that
@@ -32,6 +33,7 @@ export const EXPORT_SECTIONS: readonly ExportSection[] = [
   blocksExport,
   mutesExport,
   reportsExport,
+  webhooksExport,
 ];
 
 export const EXPORT_SECTION_NAMES = EXPORT_SECTIONS.map((s) => s.name);

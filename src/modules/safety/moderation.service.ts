@@ -6,6 +6,8 @@ import { platform } from '../../platform/index.js';
 import { transaction } from '../../platform/db.js';
 import type { ReportAction } from '../../models/index.js';
 import { deactivateUser } from '../users/users.service.js';
+import { emitServiceEvent } from '../webhooks/webhooks.events.js';
+import { serverBaseUrl } from '../../core/server-base-url.js';
 import { hideContent, isHideable, restoreContent } from './content-hiding.js';
 import { findCase, insertLogEntry, listCases, listLogEntries, lockCase, markResolved } from './moderation.queries.js';
 import { serializeCase, serializeLogEntry, type ModerationReportBody } from './reports.serializer.js';
@@ -55,6 +57,8 @@ export async function resolveReport(ctx: AuthedContext, caseId: string, input: {
     if (input.action === 'dismiss' && found.autoHidden) await restoreContent(tx, targetType, targetId);
     await markResolved(tx, caseId, { by: ctx.user.id, action: input.action, note });
     await insertLogEntry(tx, { moderatorId: ctx.user.id, action: input.action, caseId, targetType, targetId, subjectId: ownerId, note });
+    // Staff webhooks get the resolved case as the queue shows it, in this transaction's outbox.
+    await emitServiceEvent(tx, 'moderation.action', async () => serializeCase((await findCase(caseId, tx))!, { baseUrl: serverBaseUrl() }));
   });
   return serializeCase((await findCase(caseId))!, ctx);
 }

@@ -9,7 +9,10 @@ import { findReportableTarget, type ReportTarget } from './report-targets.js';
 import { hideContent, isHideable } from './content-hiding.js';
 import { countEstablishedReporters, findReport, insertReport, listReportsBy, lockOpenCase, markAutoHidden } from './reports.queries.js';
 import { insertLogEntry } from './moderation.queries.js';
-import { serializeReport, type SafetyReportBody } from './reports.serializer.js';
+import { serializeCase, serializeReport, type SafetyReportBody } from './reports.serializer.js';
+import { findCase } from './moderation.queries.js';
+import { emitServiceEvent } from '../webhooks/webhooks.events.js';
+import { serverBaseUrl } from '../../core/server-base-url.js';
 
 export interface NewReport {
   target_type: ReportTargetType;
@@ -35,6 +38,8 @@ export async function fileReport(ctx: AuthedContext, input: NewReport): Promise<
     const report = await findReport(tx, openCase.id, ctx.user.id);
     // The reporter's account was deleted meanwhile (its reports go with it).
     if (!report) throw notFound();
+    // Staff webhooks get the case as the moderation queue shows it, in this transaction's outbox.
+    if (reportId) await emitServiceEvent(tx, 'report.created', async () => serializeCase((await findCase(openCase.id, tx))!, { baseUrl: serverBaseUrl() }));
     return { created: reportId !== null, report: serializeReport(report) };
   });
 }

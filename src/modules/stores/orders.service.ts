@@ -11,6 +11,10 @@ import { isBlockedBetween } from '../safety/visibility.js';
 import { MAX_CENTS, fromCents, toCents } from './money.js';
 import { serializeOrder, type OrderBody } from './orders.serializer.js';
 import { isStatusChange, type OrderParty } from './order-transitions.js';
+import { emitStoreEvent } from '../webhooks/webhooks.events.js';
+import { findProductsByIds } from './products.queries.js';
+import { serializeProduct } from './products.serializer.js';
+import { serverBaseUrl } from '../../core/server-base-url.js';
 
 declare module '../../core/events.js' {
   interface DomainEventMap {
@@ -77,6 +81,9 @@ export async function createOrder(ctx: AuthedContext, input: { product: string; 
     const body = serializeOrder(order);
     await notify(tx, events, { recipientId: product.sellerId, actorId: ctx.user.id, type: 'general', targetId: order.id, targetType: 'Order', message: `${ctx.user.username} ordered ${input.quantity} × ${product.name}.` });
     events.add('order.created', { sellerId: product.sellerId, order: body });
+    // Webhooks hear it in this transaction's outbox (DESIGN.md section 12): sent after the commit, never before.
+    await emitStoreEvent(tx, product.storeId, 'order.created', () => body);
+    if (taken.stock === 0) await emitStoreEvent(tx, product.storeId, 'product.out_of_stock', () => productAsRead(product.id));
     return body;
   });
 }
@@ -87,6 +94,12 @@ export async function listOrders(ctx: AuthedContext, input: { role?: 'buyer' | '
   const [{ count }] = await platform.db.select({ count: sql<number>`count(*)::int` }).from(orders).where(mine);
   const rows = count ? await platform.db.select().from(orders).where(mine).orderBy(desc(orders.createdAt), desc(orders.id)).limit(params.limit).offset(params.offset) : [];
   return paginated(ctx, '/api/stores/orders/', params, count, rows.map(serializeOrder), { role: input.role });
+}
+
+/** The product as its REST read shows it (webhooks' `data`), read in the caller's transaction. */
+export async function productAsRead(id: string) {
+  const [product] = await findProductsByIds([id]);
+  return product ? serializeProduct(product, { baseUrl: serverBaseUrl() }) : null;
 }
 
 /** Units of `productId` that the buyer's pending orders hold. */
@@ -119,6 +132,7 @@ export async function updateOrderStatus(ctx: AuthedContext, id: string, status: 
       await notify(tx, events, { recipientId, actorId: ctx.user.id, type: 'general', targetId: order.id, targetType: 'Order', message: statusMessage(ctx, party, order, status, product?.name) });
       events.add('order.updated', { recipientId, order: body });
     }
+    await emitStoreEvent(tx, updated.storeId, status === 'cancelled' ? 'order.cancelled' : 'order.updated', () => body);
     return body;
   });
 }

@@ -11,6 +11,8 @@ import { findProduct, listProducts, type ProductFilters } from './products.queri
 import { serializeProduct, type ProductBody } from './products.serializer.js';
 import { STORE_NOT_FOUND } from './stores.service.js';
 import { StagedFiles, deleteFiles } from './uploads.js';
+import { emitStoreEvent } from '../webhooks/webhooks.events.js';
+import { productAsRead } from './orders.service.js';
 
 export const MAX_PRODUCT_IMAGES = 10;
 export const PRICE_REQUIRED = 'Price is required when price_type is fixed.';
@@ -143,6 +145,7 @@ export async function updateProduct(ctx: AuthedContext, id: string, input: Produ
       await tx.update(products).set(changes).where(eq(products.id, id));
       if (removed.length) await tx.delete(productImages).where(inArray(productImages.id, removed.map((r) => r.id)));
       await insertImages(tx, id, imageKeys);
+      if (input.stock === 0 && current.stock > 0) await emitStoreEvent(tx, current.storeId, 'product.out_of_stock', () => productAsRead(id));
       return removed.map((r) => r.image);
     });
   } catch (err) {

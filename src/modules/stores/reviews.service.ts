@@ -5,7 +5,8 @@ import { requireOwner } from '../../core/ownership.js';
 import { pageParams, paginated } from '../../core/pagination.js';
 import { products, reviews, stores, type ReviewRow } from '../../models/index.js';
 import { platform } from '../../platform/index.js';
-import { currentDb } from '../../platform/db.js';
+import { currentDb, transaction } from '../../platform/db.js';
+import { emitStoreEvent } from '../webhooks/webhooks.events.js';
 import { isBlockedBetween, notBlockedWith } from '../safety/visibility.js';
 import { violates } from './uploads.js';
 import { serializeReview, type ReviewBody } from './reviews.serializer.js';
@@ -29,13 +30,18 @@ async function refuseAcrossBlock(ctx: AuthedContext, sellerId: string | null): P
 
 /** One review per user and product (the unique index decides between two at once); sellers do not review their own products. */
 export async function createReview(ctx: AuthedContext, input: { product: string; rating: number; comment?: string }): Promise<ReviewBody> {
-  const [product] = await platform.db.select({ sellerId: stores.ownerId }).from(products).innerJoin(stores, eq(stores.id, products.storeId)).where(eq(products.id, input.product));
+  const [product] = await platform.db.select({ sellerId: stores.ownerId, storeId: stores.id }).from(products).innerJoin(stores, eq(stores.id, products.storeId)).where(eq(products.id, input.product));
   if (!product) throw fieldError('product', `Invalid pk "${input.product}" - object does not exist.`);
   if (product.sellerId === ctx.user.id) throw new AppError(400, { detail: 'You cannot review your own product.' });
   await refuseAcrossBlock(ctx, product.sellerId);
   try {
-    const [row] = await platform.db.insert(reviews).values({ userId: ctx.user.id, productId: input.product, rating: input.rating, comment: input.comment ?? '' }).returning();
-    return serializeReview(row);
+    // The review and its webhook event in one transaction (DESIGN.md section 12).
+    return await transaction(platform.db, async (tx) => {
+      const [row] = await tx.insert(reviews).values({ userId: ctx.user.id, productId: input.product, rating: input.rating, comment: input.comment ?? '' }).returning();
+      const body = serializeReview(row);
+      await emitStoreEvent(tx, product.storeId, 'review.created', () => body);
+      return body;
+    });
   } catch (err) {
     if (violates(err, 'reviews_user_product_key')) throw fieldError('non_field_errors', ALREADY_REVIEWED);
     // The product was deleted between the check and the insert.

@@ -1,0 +1,55 @@
+import net from 'node:net';
+
+/**
+ * Which addresses a webhook may be sent to: public unicast only (DESIGN.md section 12). Checked on the addresses the
+ * name resolves to at send time, and the connection goes to the address checked (sender.ts), so a name that
+ * resolves elsewhere a second later (DNS rebinding) gains nothing.
+ */
+const blocked = new net.BlockList();
+// IPv4: "this" network, private (RFC 1918), carrier-grade NAT, loopback, link-local, IETF protocol assignments,
+// documentation, benchmarking, multicast, reserved and broadcast.
+for (const [prefix, bits] of [
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.0.2.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['198.51.100.0', 24],
+  ['203.0.113.0', 24],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
+] as const) blocked.addSubnet(prefix, bits, 'ipv4');
+// IPv6: unspecified, loopback, IPv4-mapped and -translated (checked as IPv4 below, refused here whole), discard,
+// documentation, unique local (fc00::/7), link-local (fe80::/10), site-local, multicast, 6to4 and Teredo (they embed
+// an IPv4 address a relay would reach), NAT64.
+for (const [prefix, bits] of [
+  ['::', 128],
+  ['::1', 128],
+  ['::ffff:0:0', 96],
+  ['64:ff9b::', 96],
+  ['64:ff9b:1::', 48],
+  ['100::', 64],
+  ['2001::', 32],
+  ['2001:db8::', 32],
+  ['2002::', 16],
+  ['fc00::', 7],
+  ['fe80::', 10],
+  ['fec0::', 10],
+  ['ff00::', 8],
+] as const) blocked.addSubnet(prefix, bits, 'ipv6');
+
+/** True for an address a webhook may be sent to. */
+export function isPublicAddress(address: string): boolean {
+  const family = net.isIP(address);
+  if (family === 4) return !blocked.check(address, 'ipv4');
+  if (family !== 6) return false;
+  // An IPv4-mapped address in dotted form (::ffff:127.0.0.1) is the IPv4 address behind it.
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (mapped) return false;
+  return !blocked.check(address, 'ipv6');
+}
