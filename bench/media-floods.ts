@@ -7,7 +7,8 @@
  * - ordinary phone photos: the benchmark's 12-megapixel JPEG (media-fixture.ts; tests/helpers/phone-photo.ts's photo
  *   is 60 x 40 pixels, which would measure nothing).
  * Reported: the answers, the service's resident memory before, its peak during the flood (VmHWM, reset before the
- * flood through /proc/PID/clear_refs) and its resident memory a minute after the last answer (`--settle=SECONDS`).
+ * flood through /proc/PID/clear_refs) and its resident memory a minute after the last answer (`--settle=SECONDS`), with
+ * how much of it is V8's heap and Buffers then.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs/promises';
@@ -34,7 +35,23 @@ export interface FloodRow {
   rssBeforeMb: number;
   rssPeakMb: number;
   rssAfterMb: number;
+  /** After settling: V8's heap in use and the memory of Buffers and ArrayBuffers (freed only when V8 collects them). */
+  heapUsedAfterMb: number;
+  arrayBuffersAfterMb: number;
   settleSeconds: number;
+}
+
+function memoryOf(child: ChildProcess): Promise<NodeJS.MemoryUsage> {
+  return new Promise((resolve) => {
+    const onMessage = (m: unknown) => {
+      const memory = (m as { memory?: NodeJS.MemoryUsage }).memory;
+      if (!memory) return;
+      child.off('message', onMessage);
+      resolve(memory);
+    };
+    child.on('message', onMessage);
+    child.send('memory');
+  });
 }
 
 async function startService(): Promise<{ child: ChildProcess; url: string }> {
@@ -77,7 +94,9 @@ async function flood(what: string, files: Buffer[], opts: FloodOptions): Promise
     const rssPeakMb = await procStatus(child.pid!, 'VmHWM');
     await new Promise((r) => setTimeout(r, opts.settleSeconds * 1000));
     const rssAfterMb = await procStatus(child.pid!, 'VmRSS');
-    return { what, files: files.length, statuses, seconds, rssBeforeMb, rssPeakMb, rssAfterMb, settleSeconds: opts.settleSeconds };
+    const memory = await memoryOf(child);
+    const mb = (bytes: number) => bytes / 1048576;
+    return { what, files: files.length, statuses, seconds, rssBeforeMb, rssPeakMb, rssAfterMb, heapUsedAfterMb: mb(memory.heapUsed), arrayBuffersAfterMb: mb(memory.arrayBuffers), settleSeconds: opts.settleSeconds };
   } finally {
     child.disconnect();
     await new Promise((r) => child.once('exit', r));
@@ -97,8 +116,11 @@ export function formatFloods(rows: FloodRow[]): string {
   const mb = (n: number) => `${n.toFixed(0)} MB`;
   return [
     `media floods: ${rows[0]?.files ?? 0} uploads at once, each flood on a fresh service (env ${JSON.stringify(process.env.BENCH_SERVICE_ENV ?? '')})`,
-    '| flood | answers | seconds | RSS before | RSS peak | RSS after |',
-    '|---|---|---|---|---|---|',
-    ...rows.map((r) => `| ${r.what} | ${JSON.stringify(r.statuses)} | ${r.seconds.toFixed(1)} | ${mb(r.rssBeforeMb)} | ${mb(r.rssPeakMb)} | ${mb(r.rssAfterMb)} (${r.settleSeconds} s after) |`),
+    '| flood | answers | seconds | RSS before | RSS peak | RSS after | of which JS heap, Buffers |',
+    '|---|---|---|---|---|---|---|',
+    ...rows.map(
+      (r) =>
+        `| ${r.what} | ${JSON.stringify(r.statuses)} | ${r.seconds.toFixed(1)} | ${mb(r.rssBeforeMb)} | ${mb(r.rssPeakMb)} | ${mb(r.rssAfterMb)} (${r.settleSeconds} s after) | ${mb(r.heapUsedAfterMb)}, ${mb(r.arrayBuffersAfterMb)} |`,
+    ),
   ].join('\n');
 }

@@ -2,7 +2,7 @@
  * The service for `npm run bench -- media`, in a process of its own so that its memory is its own: started as
  * `npm start` starts it (embedded database unless BENCH_DATABASE_URL is set; RATE_LIMITS=off, LOG_LEVEL silent),
  * it sends its URL to the parent over IPC, and answers the message 'full-gcs' with how many full (mark-compact)
- * garbage collections it has run so far.
+ * garbage collections it has run so far, and 'memory' with its process.memoryUsage().
  */
 import os from 'node:os';
 import { PerformanceObserver, constants } from 'node:perf_hooks';
@@ -33,6 +33,8 @@ process.send!({ url: server.url });
 process.on('message', (m) => {
   // Observer entries arrive after the collection they describe: answered on the next turn, once they are counted.
   if (m === 'full-gcs') setTimeout(() => process.send!({ fullGcs }), 10);
+  // What the resident memory holds (media-floods.ts): the JavaScript heap, and the Buffers V8 frees only when it collects.
+  if (m === 'memory') process.send!({ memory: process.memoryUsage() });
 });
 process.on('disconnect', () => {
   void server.stop().finally(() => fs.rm(dataDir, { recursive: true, force: true }).finally(() => process.exit(0)));

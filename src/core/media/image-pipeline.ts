@@ -25,8 +25,8 @@ export const MAX_SIDE = 4096;
 /** What phones make: a 48-megapixel photo is 8,000 x 6,000. What an image costs to decode is bounded by this. */
 export const MAX_INPUT_PIXELS = 48_000_000;
 /**
- * The longest side an upload may declare (a phone's panorama is at most about 16,000 px wide; WebP's own limit is
- * 16,383). Measured: libvips' shrink to 4096 px of a PNG 1,048,592 px wide and 16 high (16.8 megapixels) peaked at
+ * The longest side an upload may declare (WebP's own limit is 16,383 px; a wider panorama of a usual height would be
+ * over the pixel limit anyway). Measured: libvips' shrink to 4096 px of a PNG 1,048,592 px wide and 16 high (16.8 megapixels) peaked at
  * 500-690 MB, of one 65,536 x 256 at 140-160 MB, of 16,384 x 1,024 at 110 MB, as a 4,096 x 4,096 one.
  */
 export const MAX_INPUT_SIDE = 16_384;
@@ -42,8 +42,8 @@ const PLACEHOLDER_SIDE = 32;
 
 /**
  * One libvips thread per image, whatever the allocator: the gate (work-gate.ts) runs one job per core. sharp itself
- * picks 1 only under glibc's allocator without MALLOC_ARENA_MAX, and the number of cores otherwise, so setting
- * MALLOC_ARENA_MAX (npm start does, docs/deployment.md) would otherwise start cores x cores threads.
+ * picks 1 only under glibc's allocator without MALLOC_ARENA_MAX, and the number of cores otherwise: under jemalloc,
+ * which the image runs with (docs/modules/media.md, "Memory after a flood"), that would be cores x cores threads.
  * No operation cache: every upload is a different file, so libvips' cache (50 MB by default) would only keep
  * finished images' memory, and their source buffers, alive after their answer.
  */
