@@ -92,6 +92,6 @@ function describe(pid, name) {
   if (/jest-worker|processChild/.test(cmdline)) return 'a jest worker';
   if (/\bjest\b/.test(cmdline)) return 'jest (the parent)';
   // Another program, or a script a test started (the embedded database's process, a service under test).
-  const script = cmdline.split(' ').find((arg) => /\.(m?js|ts)$/.test(arg));
+  const script = cmdline.split(' ').find((arg) => /\.(m?js|ts)$/.test(arg) && !arg.includes('node_modules'));
   return script ? `${name} ${script.split('/').pop()}` : name;
 }
