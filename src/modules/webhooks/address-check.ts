@@ -5,7 +5,10 @@ import net from 'node:net';
  * name resolves to at send time, and the connection goes to the address checked (sender.ts), so a name that
  * resolves elsewhere a second later (DNS rebinding) gains nothing.
  */
-const blocked = new net.BlockList();
+// Two lists: node's BlockList matches an IPv4 address against IPv6 rules through its mapped form (::ffff:a.b.c.d),
+// so one list holding ::ffff:0:0/96 would refuse every IPv4 address.
+const blockedV4 = new net.BlockList();
+const blockedV6 = new net.BlockList();
 // IPv4: "this" network, private (RFC 1918), carrier-grade NAT, loopback, link-local, IETF protocol assignments,
 // documentation, benchmarking, multicast, reserved and broadcast.
 for (const [prefix, bits] of [
@@ -23,7 +26,7 @@ for (const [prefix, bits] of [
   ['203.0.113.0', 24],
   ['224.0.0.0', 4],
   ['240.0.0.0', 4],
-] as const) blocked.addSubnet(prefix, bits, 'ipv4');
+] as const) blockedV4.addSubnet(prefix, bits, 'ipv4');
 // IPv6: unspecified, loopback, IPv4-mapped and -translated (checked as IPv4 below, refused here whole), discard,
 // documentation, unique local (fc00::/7), link-local (fe80::/10), site-local, multicast, 6to4 and Teredo (they embed
 // an IPv4 address a relay would reach), NAT64.
@@ -41,15 +44,14 @@ for (const [prefix, bits] of [
   ['fe80::', 10],
   ['fec0::', 10],
   ['ff00::', 8],
-] as const) blocked.addSubnet(prefix, bits, 'ipv6');
+] as const) blockedV6.addSubnet(prefix, bits, 'ipv6');
 
 /** True for an address a webhook may be sent to. */
 export function isPublicAddress(address: string): boolean {
   const family = net.isIP(address);
-  if (family === 4) return !blocked.check(address, 'ipv4');
+  if (family === 4) return !blockedV4.check(address, 'ipv4');
   if (family !== 6) return false;
-  // An IPv4-mapped address in dotted form (::ffff:127.0.0.1) is the IPv4 address behind it.
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped) return false;
-  return !blocked.check(address, 'ipv6');
+  // IPv4-mapped addresses are refused whole (::ffff:0:0/96), the dotted form (::ffff:127.0.0.1) included.
+  if (/^::ffff:\d+\.\d+\.\d+\.\d+$/i.test(address)) return false;
+  return !blockedV6.check(address, 'ipv6');
 }
