@@ -9,7 +9,7 @@ import type { AuthedContext, RequestContext } from './context.js';
 export type AuthRule = 'public' | 'optional' | 'user' | 'staff' | 'admin';
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 /** Error statuses an operation may declare in `errors` (all answered with the contract's error bodies). */
-export type ErrorStatus = 401 | 403 | 404 | 409 | 410 | 413 | 415 | 422 | 423 | 429;
+export type ErrorStatus = 401 | 403 | 404 | 409 | 410 | 422 | 423 | 429;
 
 export interface CookieInstruction {
   name: string;
@@ -79,7 +79,8 @@ export interface Operation<S extends z.ZodType = z.ZodType, A extends AuthRule =
   /**
    * The error statuses the handler itself can answer (403 of an ownership or block check, 404 of a resource named in
    * the body, 409, 401 of a login...), beyond those the generator derives: 400 for every operation, 401 for signed-in
-   * ones, 403 for staff ones, 404 for path parameters and pages, 429 for rate limits, 500 and 503 for every operation.
+   * ones, 403 for staff ones, 404 for path parameters and pages, 429 for rate limits, 413, 415, 500 and 503 for every
+   * operation.
    * The test suite checks every answer against the document, so a status missing here fails the test that causes it.
    */
   errors?: readonly ErrorStatus[];

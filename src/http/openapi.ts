@@ -98,6 +98,9 @@ function documentedResponses(
   else if (parts.paged) error(404, 'A page past the end (`Invalid page.`)');
   for (const status of op.errors ?? []) error(status, ERROR_DESCRIPTIONS[status], zGeneralError);
   if (effectiveRateLimits(op).length) responses[429] = { ...errorResponse('Rate limit spent', zGeneralError), headers: RETRY_AFTER };
+  // Answered by the HTTP transport before the operation runs, to any request that carries a body (a GET too).
+  responses[413] = errorResponse('The body is larger than the limit (a file field names itself: `{field: [message]}`)', zBadRequest);
+  error(415, 'The body is in a format no operation reads');
   error(500, 'A server error occurred');
   responses[503] = { ...errorResponse('The database is out of reach or out of time: try again', zUnavailable), headers: RETRY_AFTER };
   return responses;
@@ -111,8 +114,6 @@ const ERROR_DESCRIPTIONS: Record<ErrorStatus, string> = {
   404: 'Something the input names does not exist, or not for the caller',
   409: 'The resource changed or is taken',
   410: 'Gone',
-  413: 'Too large',
-  415: 'Not a supported media type',
   422: 'The input was understood but cannot be processed',
   423: 'Locked',
   429: 'Too many of these for now (a rule of the resource, with its own body)',

@@ -73,9 +73,9 @@ describe('the published OpenAPI document', () => {
     expect(categories).toMatchObject({ in: 'query', style: 'form', explode: false, schema: { type: 'array' } });
   });
 
-  test('when an operation is a delete, then its 204 has no content and every operation documents 500 and 503', () => {
+  test('when an operation is a delete, then its 204 has no content, and every operation documents 400, 413, 415, 500 and 503', () => {
     const remove = doc.paths['/api/feed/posts/{post_id}/'].delete.responses;
     expect(remove[204]).toEqual({ description: 'No content' });
-    for (const entry of entries) expect(Object.keys(entry.responses)).toEqual(expect.arrayContaining(['400', '500', '503']));
+    for (const entry of entries) expect(Object.keys(entry.responses)).toEqual(expect.arrayContaining(['400', '413', '415', '500', '503']));
   });
 });
