@@ -20,6 +20,8 @@ function relationOperations(r: SafetyRelation): Operation[] {
     rateLimits: perUser(60, 60),
     input: z.object({ user_id: zUuid() }),
     responses: { 200: zSafetyRelation, 201: zSafetyRelation },
+    // The person named in the body does not exist (or is gone).
+    errors: [404],
     handler: async (input, ctx) => {
       const { created: isNew, relation } = await addRelation(ctx, r, input.user_id);
       return isNew ? created(relation) : ok(relation);
