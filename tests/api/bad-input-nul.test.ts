@@ -23,7 +23,7 @@ let app: TestApp;
 let admin: TestUser;
 beforeAll(async () => {
   // Rate limits off: the hostile inputs must reach the runner rather than the limiter.
-  app = await startTestApp({ ...ADMIN, RATE_LIMITS: 'off' });
+  app = await startTestApp({ ...ADMIN, RATE_LIMITS: 'off', WEBHOOK_ALLOW_PRIVATE_ENDPOINTS: 'true' });
   const login = await app.rest('POST', '/api/auth/login/', { body: { username: ADMIN.ADMIN_EMAIL, password: ADMIN.ADMIN_PASSWORD } });
   admin = { id: login.body.user.id, username: login.body.user.username, email: ADMIN.ADMIN_EMAIL, password: ADMIN.ADMIN_PASSWORD, token: login.body.access_token, refresh: login.body.refresh_token, body: login.body.user };
 });

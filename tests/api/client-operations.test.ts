@@ -22,7 +22,7 @@ const ADMIN = adminEnv();
 let app: TestApp;
 let admin: TestUser;
 beforeAll(async () => {
-  app = await startTestApp({ ...ADMIN, RATE_LIMITS: 'off' });
+  app = await startTestApp({ ...ADMIN, RATE_LIMITS: 'off', WEBHOOK_ALLOW_PRIVATE_ENDPOINTS: 'true' });
   const login = await app.rest('POST', '/api/auth/login/', { body: { username: ADMIN.ADMIN_EMAIL, password: ADMIN.ADMIN_PASSWORD } });
   admin = { id: login.body.user.id, username: login.body.user.username, email: ADMIN.ADMIN_EMAIL, password: ADMIN.ADMIN_PASSWORD, token: login.body.access_token, refresh: login.body.refresh_token, body: login.body.user };
 });
@@ -78,6 +78,8 @@ function asCase(outcome: Outcome): unknown {
   const ids = new Map<string, string>();
   const text = JSON.stringify(outcome)
     .replace(/eyJ[\w-]+\.[\w-]+\.[\w-]+/g, '<jwt>')
+    .replace(/whsec_[A-Za-z0-9+/=]+/g, '<webhook secret>')
+    .replace(/"msg_[\w-]+"/g, '"<webhook event id>"')
     .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi, (id) => {
       if (!ids.has(id)) ids.set(id, `<id${ids.size}>`);
       return ids.get(id)!;

@@ -24,6 +24,20 @@ export interface ReadWorld {
   storeId: string;
   productId: string;
   since: string;
+  webhookId: string;
+}
+
+/**
+ * Where the tables' webhooks point: a closed loopback port (the test apps allow private endpoints), so a delivery
+ * fails at once and no packet leaves the machine.
+ */
+export const CLOSED_LOOPBACK_HOOK = 'http://127.0.0.1:1/till';
+
+/** A store's webhook for its orders, made by its owner. */
+export async function aStoreWebhook(app: TestApp, owner: TestUser, storeId: string): Promise<string> {
+  const res = await app.rest('POST', '/api/webhooks/', { token: owner.token, body: { url: CLOSED_LOOPBACK_HOOK, events: ['order.created'], store_id: storeId } });
+  if (res.status !== 201) throw new Error(`webhook answered ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body.id as string;
 }
 
 export async function aReadWorld(app: TestApp, admin: TestUser): Promise<ReadWorld> {
@@ -49,6 +63,7 @@ export async function aReadWorld(app: TestApp, admin: TestUser): Promise<ReadWor
   await aBlock(app, founder, stranger);
   await aMute(app, founder, await aResident(app));
   await app.rest('POST', `/api/locations/locations/${place.locationId}/suggest_name/`, { token: member.token, body: { name: 'Market Corner' } });
+  const webhookId = await aStoreWebhook(app, founder, store.id);
   return {
     founder,
     member,
@@ -62,6 +77,7 @@ export async function aReadWorld(app: TestApp, admin: TestUser): Promise<ReadWor
     storeId: store.id,
     productId: product.id,
     since,
+    webhookId,
   };
 }
 
@@ -119,4 +135,7 @@ export const reads: Record<string, Read> = {
   'admin.moderation_log': (w) => ({ as: w.admin, input: { page_size: 5 } }),
   'users.profile_export': (w) => ({ as: w.member, input: {} }),
   'users.profile_export_section': (w) => ({ as: w.member, input: { section: 'posts' } }),
+  'webhooks.list': (w) => ({ as: w.founder, input: {} }),
+  'webhooks.read': (w) => ({ as: w.founder, input: { webhook_id: w.webhookId } }),
+  'webhooks.deliveries': (w) => ({ as: w.founder, input: { webhook_id: w.webhookId } }),
 };

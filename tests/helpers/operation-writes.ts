@@ -1,4 +1,5 @@
-import { unique, type TestApp } from './test-app.js';
+import { eventually, unique, type TestApp } from './test-app.js';
+import { CLOSED_LOOPBACK_HOOK, aStoreWebhook } from './operation-reads.js';
 import type { TestUser } from '../builders/users.js';
 import { aComment, aNeighbourhood, aPoll, aPost, aResidentOf } from '../builders/posts.js';
 import { aCommunity, aCategoryId, joinCommunity } from '../builders/communities.js';
@@ -208,7 +209,43 @@ export const writes: Record<string, Write> = {
     const user = await aResident(app);
     return { as: user, input: { password: user.password } };
   },
+  'webhooks.create': async (app) => {
+    const shop = await aShop(app);
+    return { as: shop.owner, input: { url: CLOSED_LOOPBACK_HOOK, events: ['order.created', 'review.created'], store_id: shop.store.id, description: 'The till' } };
+  },
+  'webhooks.update': async (app) => {
+    const { owner, webhookId } = await aShopWebhook(app);
+    return { as: owner, input: { webhook_id: webhookId, description: 'The delivery app', events: ['order.updated'] } };
+  },
+  'webhooks.delete': async (app) => {
+    const { owner, webhookId } = await aShopWebhook(app);
+    return { as: owner, input: { webhook_id: webhookId } };
+  },
+  'webhooks.rotate_secret': async (app) => {
+    const { owner, webhookId } = await aShopWebhook(app);
+    return { as: owner, input: { webhook_id: webhookId } };
+  },
+  'webhooks.test': async (app) => {
+    const { owner, webhookId } = await aShopWebhook(app);
+    return { as: owner, input: { webhook_id: webhookId } };
+  },
+  'webhooks.redeliver': async (app) => {
+    const { owner, webhookId } = await aShopWebhook(app);
+    const sent = await app.rest('POST', `/api/webhooks/${webhookId}/test/`, { token: owner.token });
+    if (sent.status !== 202) throw new Error(`test event answered ${sent.status} ${JSON.stringify(sent.body)}`);
+    // Once its first attempt has failed (the closed port), the delivery stands still until its retry: both cases
+    // are redelivered from the same state.
+    const attempted = await eventually(async () => (await app.rest('GET', `/api/webhooks/${webhookId}/deliveries/`, { token: owner.token })).body.results?.[0]?.attempts >= 1, 15_000);
+    if (!attempted) throw new Error('the test delivery was never attempted');
+    return { as: owner, input: { webhook_id: webhookId, delivery_id: sent.body.id } };
+  },
 };
+
+/** A shop with a webhook for its orders. */
+async function aShopWebhook(app: TestApp) {
+  const shop = await aShop(app);
+  return { owner: shop.owner, webhookId: await aStoreWebhook(app, shop.owner, shop.store.id) };
+}
 
 /** A neighbour's post and a resident who reacts to it. */
 async function aReaction(app: TestApp) {
