@@ -92,3 +92,18 @@ test('when files of an older release are reprocessed, then photos are rewritten 
   const again = await reprocessMedia();
   expect(totals(again)).toMatchObject({ rewritten: 0, removed: 0 });
 });
+
+test('when a stored picture is larger than the upload limits allow today, then reprocessing keeps it and its reference and counts it unreadable, never deleting a photo', async () => {
+  const bob = await aResident(app);
+  // 16,500 px wide: over today's 16,384 px a side, as pictures stored under the older 100-megapixel rule may be.
+  const wide = await sharp({ create: { width: 16_500, height: 2, channels: 3, background: '#88aacc' } }).png().toBuffer();
+  const wideKey = legacyKey('profile_pictures', '.png');
+  await storeLegacy(wideKey, wide);
+  await sql('UPDATE users SET profile_picture = $1 WHERE id = $2', [wideKey, bob.id]);
+
+  const counts = await reprocessMedia();
+  expect(counts.reduce((n, c) => n + c.unreadable, 0)).toBeGreaterThanOrEqual(1);
+  const [user] = await sql('SELECT profile_picture FROM users WHERE id = $1', [bob.id]);
+  expect(user.profile_picture).toBe(wideKey);
+  expect((await fs.readFile(mediaPath(wideKey))).equals(wide)).toBe(true);
+});

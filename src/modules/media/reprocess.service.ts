@@ -3,7 +3,7 @@ import { sql } from 'drizzle-orm';
 import { platform } from '../../platform/index.js';
 import { detectAudioType, detectImageType } from '../../core/uploads.js';
 import { isCurrentMediaKey } from '../../core/media/media-names.js';
-import { ImageRejected, processImageInTurn } from '../../core/media/image-pipeline.js';
+import { ImageRejected, TOO_MANY_PIXELS, processImageInTurn } from '../../core/media/image-pipeline.js';
 import { AudioRejected, processAudio } from '../../core/media/audio-work.js';
 
 /**
@@ -119,6 +119,9 @@ async function rewrite(kind: 'image' | 'audio', bytes: Buffer) {
   try {
     return await processImageInTurn(bytes, type);
   } catch (err) {
+    // A picture stored before today's pixel limits (48 MP, 16,384 px a side) is a neighbour's photo, not an attack:
+    // it is left as it is and counted as unreadable for an operator to look at, never deleted.
+    if (err instanceof ImageRejected && err.message === TOO_MANY_PIXELS) return 'unreadable' as const;
     if (err instanceof ImageRejected) return null;
     throw err;
   }
