@@ -26,7 +26,7 @@ DB_CASES.push((await import('./cases/marketplace.js')).marketplaceCase);
 DB_CASES.push((await import('./cases/sync.js')).syncCase);
 DB_CASES.push((await import('./cases/display.js')).displayCase);
 DB_CASES.push((await import('./cases/community-fanout.js')).communityFanoutCase);
-const ALL = [...DB_CASES.map((c) => c.name), 'kernel', 'adapters', 'realtime', 'media', 'startup', 'embedded'];
+const ALL = [...DB_CASES.map((c) => c.name), 'kernel', 'adapters', 'realtime', 'media', 'webhooks', 'startup', 'embedded'];
 const RESULTS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'results');
 
 const numberFlag = (argv: string[], name: string): number | null => {
@@ -120,6 +120,22 @@ async function main() {
     const floods = await runFloods(floodOpts);
     console.log(formatFloods(floods));
     console.log(`  results: ${await writeResults('media-floods', floods, { ...floodOpts, serviceEnv: process.env.BENCH_SERVICE_ENV ?? '' })}`);
+  }
+  if (names.includes('webhooks')) {
+    const argv = process.argv.slice(2);
+    const { runWebhooks, formatWebhooks } = await import('./webhooks.js');
+    const failingSeconds = numberFlag(argv, 'failing-seconds') ?? 4;
+    const opts = {
+      rate: numberFlag(argv, 'rate') ?? 50,
+      products: numberFlag(argv, 'products') ?? 10,
+      rounds: numberFlag(argv, 'rounds') ?? 3,
+      roundSeconds: numberFlag(argv, 'round-seconds') ?? 8,
+      failingSeconds,
+      waitSeconds: numberFlag(argv, 'wait-seconds') ?? 30 + failingSeconds,
+    };
+    const result = await runWebhooks(opts);
+    console.log(formatWebhooks(result, opts));
+    console.log(`  results: ${await writeResults('webhooks', result.rows, { ...opts, orderP99Ratio: result.orderP99Ratio, failing: result.failing, load: result.load })}`);
   }
   // Last, with the benchmark server stopped: the start-up runs must not share the CPU with it.
   if (names.includes('startup')) {
