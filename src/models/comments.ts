@@ -17,6 +17,18 @@ export const comments = pgTable('comments', {
   updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   /** Hidden by moderation (migration 0021): gone for all but its author and staff. */
   hiddenAt: timestamp('hidden_at', { withTimezone: true }),
+  /** Migration 0026: when its author last changed its text (null until then). */
+  editedAt: timestamp('edited_at', { withTimezone: true }),
+});
+
+/** Migration 0026: the versions an edit replaced; they belong to the author. */
+export const commentVersions = pgTable('comment_versions', {
+  id: uuid('id').primaryKey().defaultRandom(),
+  commentId: uuid('comment_id').notNull().references(() => comments.id, { onDelete: 'cascade' }),
+  userId: uuid('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+  content: text('content').notNull(),
+  editedAt: timestamp('edited_at', { withTimezone: true }),
+  replacedAt: timestamp('replaced_at', { withTimezone: true }).notNull().defaultNow(),
 });
 
 const commentReaction = (name: string) =>

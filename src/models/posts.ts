@@ -25,6 +25,9 @@ export const posts = pgTable('posts', {
   updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   /** Hidden by moderation (migration 0021): gone for all but its author and staff. */
   hiddenAt: timestamp('hidden_at', { withTimezone: true }),
+  /** Migration 0026: when its author last changed its text (null until then), and the warning shown in place of it. */
+  editedAt: timestamp('edited_at', { withTimezone: true }),
+  contentWarning: text('content_warning'),
 });
 export type PostRow = typeof posts.$inferSelect;
 
@@ -36,10 +39,24 @@ export const postMedia = pgTable(
     file: text('file').notNull(),
     mediaType: text('media_type').notNull().default('image'),
     position: integer('position').notNull(),
+    /** Migration 0026: what the image shows, for screen readers (at most 1,500 characters). */
+    altText: text('alt_text'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [unique().on(t.postId, t.position)],
 );
+
+/** Migration 0026: the versions an edit replaced, newest last written; they belong to the author. */
+export const postVersions = pgTable('post_versions', {
+  id: uuid('id').primaryKey().defaultRandom(),
+  postId: uuid('post_id').notNull().references(() => posts.id, { onDelete: 'cascade' }),
+  userId: uuid('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+  title: text('title'),
+  content: text('content').notNull(),
+  contentWarning: text('content_warning'),
+  editedAt: timestamp('edited_at', { withTimezone: true }),
+  replacedAt: timestamp('replaced_at', { withTimezone: true }).notNull().defaultNow(),
+});
 
 const userReaction = (name: string) =>
   pgTable(

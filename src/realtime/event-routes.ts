@@ -44,6 +44,10 @@ export const domainEventRoutes: DomainEventRoutes = {
     const rooms = postHomeAudience(locationId, communityId);
     if (rooms.length) io.to(rooms).except(hidingRoom(post.user.id)).emit('post:created', post);
   },
+  // An edit goes where the post was heard (its location's or community's audience) and to its own room, with the same
+  // hiding; a post hidden by moderation only to its own room, which holds its author's (and staff's) sockets.
+  'post.updated': ({ io }, { post, locationId, communityId, hidden }) =>
+    aboutPost(io, hidden ? [postRoom(post.id)] : [postRoom(post.id), ...postHomeAudience(locationId, communityId)], [post.user.id]).emit('post:updated', post),
   // A post hidden by moderation is still its author's: their devices do not hear it go, and keep its room; every
   // other socket leaves the room (on every node, after the push), so the post's later comments, votes and stats
   // reach nobody else. The post rule keeps them from subscribing again.
@@ -63,6 +67,7 @@ export const domainEventRoutes: DomainEventRoutes = {
   'post.stats': ({ io }, { stats, authorId, locationId, communityId }) =>
     aboutPost(io, [postRoom(stats.post_id), ...postHomeAudience(locationId, communityId)], [authorId]).emit('post:stats', stats),
   'comment.created': ({ io }, { postId, authorId, comment }) => aboutPost(io, [postRoom(postId)], [authorId, comment.user.id]).emit('comment:created', comment),
+  'comment.updated': ({ io }, { postId, authorId, comment }) => aboutPost(io, [postRoom(postId)], [authorId, comment.user.id]).emit('comment:updated', comment),
   // Every device of the viewer, on every node, enters or leaves the author's hiding room.
   'safety.hiding_changed': ({ io }, { changes }) => {
     for (const { viewerId, authorId, hidden } of changes) {

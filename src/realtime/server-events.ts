@@ -17,12 +17,14 @@ const zPollChange = z.object({ post_id: z.string(), poll_data: zPollData });
 
 export const serverEvents = {
   'post:created': { payload: zPostBody, about: 'A post in a location or community room the socket hears' },
+  'post:updated': { payload: zPostBody, about: 'Its author edited a post the socket hears (the whole post; edited_at set)' },
   'post:deleted': { payload: zPostRef, about: 'A post went away (deleted, hidden, its community deleted)' },
   'post:stats': {
     payload: z.object({ post_id: z.string(), likes_count: z.number().int(), comments_count: z.number().int(), views_count: z.number().int() }),
     about: "A post's counters, at most once a second per post",
   },
   'comment:created': { payload: zCommentBody, about: 'A comment on a post whose room the socket subscribed to' },
+  'comment:updated': { payload: zCommentBody, about: 'Its author edited a comment on a post whose room the socket subscribed to' },
   'poll:updated': { payload: zPollChange, about: "A vote moved a poll's results" },
   'poll:expired': { payload: zPollChange, about: 'A poll closed' },
   'notification:created': { payload: zNotificationBody, about: "A notification of the socket's user" },

@@ -71,7 +71,7 @@ describe('the export document', () => {
     expect(body.user).toMatchObject({ id: me.id, username: me.username, email: me.email, referral_code: expect.any(String) });
     expect(ids(body.posts)).toEqual([post.id]);
     expect(body.posts[0]).toMatchObject({ content: 'My own words', user: { id: me.id } });
-    expect(body.comments).toEqual([{ id: comment.id, post: hers.id, parent: null, content: 'My comment', created_at: comment.created_at, updated_at: comment.updated_at }]);
+    expect(body.comments).toEqual([{ id: comment.id, post: hers.id, parent: null, content: 'My comment', created_at: comment.created_at, updated_at: comment.updated_at, edited_at: null }]);
     expect(body.messages).toEqual([{ id: message.id, conversation_id: conversation.id, content: 'See you at the market', created_at: message.created_at }]);
     expect(ids(body.stores)).toEqual([store.id]);
     expect(ids(body.products)).toEqual([product.id]);

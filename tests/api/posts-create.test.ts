@@ -13,9 +13,9 @@ afterAll(async () => {
 });
 
 const POST_FIELDS = [
-  'id', 'user', 'post_type', 'title', 'content', 'media', 'location', 'location_name', 'community', 'community_name',
+  'id', 'user', 'post_type', 'title', 'content', 'content_warning', 'media', 'location', 'location_name', 'community', 'community_name',
   'shared_product', 'shared_store', 'shared_community', 'poll_data', 'audio_data', 'likes_count', 'comments_count',
-  'views_count', 'has_liked', 'has_bookmarked', 'created_at', 'updated_at',
+  'views_count', 'has_liked', 'has_bookmarked', 'created_at', 'updated_at', 'edited_at',
 ];
 
 describe('POST /api/feed/posts/', () => {
@@ -116,8 +116,8 @@ describe('POST /api/feed/posts/', () => {
     expect(res.status).toBe(201);
     const sizes = { width: 1, height: 1, placeholder: expect.stringMatching(/^[\w-]+$/), thumbnail: expect.stringMatching(/\.320\.webp$/), display: expect.stringMatching(/\.1280\.webp$/) };
     expect(res.body.media).toEqual([
-      { id: expect.any(String), file: expect.stringMatching(/^http:\/\/.+\/media\/posts\/media\/.+\.png$/), media_type: 'image', order: 0, ...sizes },
-      { id: expect.any(String), file: expect.stringMatching(/\.jpg$/), media_type: 'image', order: 1, ...sizes },
+      { id: expect.any(String), file: expect.stringMatching(/^http:\/\/.+\/media\/posts\/media\/.+\.png$/), media_type: 'image', order: 0, alt_text: null, ...sizes },
+      { id: expect.any(String), file: expect.stringMatching(/\.jpg$/), media_type: 'image', order: 1, alt_text: null, ...sizes },
     ]);
     // The variants sit beside the file, under its name.
     expect(res.body.media[0].thumbnail).toBe(res.body.media[0].file.replace(/\.png$/, '.320.webp'));

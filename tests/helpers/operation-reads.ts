@@ -49,6 +49,9 @@ export async function aReadWorld(app: TestApp, admin: TestUser): Promise<ReadWor
   await aPoll(app, founder);
   const comment = await aComment(app, member, post.id);
   await aComment(app, founder, post.id, { parent: comment.id });
+  // Edited once each, so the history reads have a version to list.
+  await app.rest('PATCH', `/api/feed/posts/${post.id}/`, { token: founder.token, body: { content: `Market on Saturday, ask @${member.username}` } });
+  await app.rest('PATCH', `/api/posts/comments/${comment.id}/`, { token: member.token, body: { content: 'I will be there' } });
   await app.rest('POST', `/api/feed/posts/${post.id}/like/`, { token: member.token });
   await app.rest('POST', `/api/feed/posts/${post.id}/bookmark/`, { token: member.token });
   const community = await aCommunity(app, founder, { category: await aCategoryId(app, founder) });
@@ -99,6 +102,7 @@ export const reads: Record<string, Read> = {
   'locations.legacy_list': (w) => ({ as: w.founder, input: { city: w.city } }),
   'locations.legacy_detail': (w) => ({ as: w.founder, input: { location_id: w.locationId } }),
   'posts.get': (w) => ({ as: w.member, input: { post_id: w.postId } }),
+  'posts.history': (w) => ({ as: null, input: { post_id: w.postId } }),
   'posts.liked': (w) => ({ as: w.member, input: {} }),
   'posts.bookmarked': (w) => ({ as: w.member, input: { page_size: 1 } }),
   'posts.popular_locations': () => ({ as: null, input: {} }),
@@ -106,6 +110,7 @@ export const reads: Record<string, Read> = {
   'posts.by_location': (w) => ({ as: null, input: { location_id: w.locationId } }),
   'comments.list': (w) => ({ as: null, input: { post_id: w.postId, page_size: 1 } }),
   'comments.replies': (w) => ({ as: w.member, input: { parent_id: w.commentId } }),
+  'comments.history': (w) => ({ as: w.member, input: { comment_id: w.commentId } }),
   'communities.list': (w) => ({ as: w.founder, input: { search: 'Club' } }),
   'communities.get': (w) => ({ as: w.member, input: { community_id: w.communityId } }),
   'communities.members': (w) => ({ as: w.member, input: { community_id: w.communityId } }),

@@ -66,6 +66,11 @@ export const writes: Record<string, Write> = {
     const place = await aNeighbourhood(app);
     return { as: place.founder, input: { post_id: (await aPost(app, place.founder)).id } };
   },
+  'posts.edit': async (app) => {
+    const place = await aNeighbourhood(app);
+    const post = await aPost(app, place.founder, { content: 'Lost keys by the fountain' });
+    return { as: place.founder, input: { post_id: post.id, content: 'Found keys by the fountain', content_warning: 'Spoilers' } };
+  },
   'posts.like': async (app) => aReaction(app),
   'posts.bookmark': async (app) => aReaction(app),
   'posts.like_simple': async (app) => aReaction(app),
@@ -90,6 +95,10 @@ export const writes: Record<string, Write> = {
   'comments.delete': async (app) => {
     const { as, input } = await aReaction(app);
     return { as, input: { comment_id: (await aComment(app, as!, input.post_id as string)).id } };
+  },
+  'comments.edit': async (app) => {
+    const { as, input } = await aReaction(app);
+    return { as, input: { comment_id: (await aComment(app, as!, input.post_id as string)).id, content: 'Count me out' } };
   },
   'comments.like': async (app) => aCommentReaction(app),
   'comments.bookmark': async (app) => aCommentReaction(app),

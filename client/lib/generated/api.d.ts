@@ -13,6 +13,21 @@ export interface AccountExport {
         content: string;
         created_at: string;
         updated_at: string;
+        edited_at: string | null;
+    }>;
+    post_versions: Array<{
+        post: string;
+        content: string;
+        title: string | null;
+        content_warning: string | null;
+        edited_at: string | null;
+        replaced_at: string;
+    }>;
+    comment_versions: Array<{
+        comment: string;
+        content: string;
+        edited_at: string | null;
+        replaced_at: string;
     }>;
     messages: Array<{
         id: string;
@@ -128,6 +143,13 @@ export interface Comment {
     has_bookmarked: boolean;
     created_at: string;
     updated_at: string;
+    /** When its author last changed its text; null until then (earlier versions: GET /api/posts/comments/{comment_id}/history/) */
+    edited_at: string | null;
+}
+export interface CommentVersion {
+    content: string;
+    /** When this version was made by an edit; null for the version first posted */
+    edited_at: string | null;
 }
 export interface CommunitiesEnhancement {
     type: "communities";
@@ -451,6 +473,8 @@ export interface Post {
     post_type: "text" | "image" | "product_share" | "store_share" | "community_share" | "poll" | "audio";
     title: string | null;
     content: string;
+    /** Shown in place of the content until the reader taps it (at most 200 characters); null for none */
+    content_warning: string | null;
     media: Array<PostMedia>;
     location: string | null;
     location_name: string | null;
@@ -475,6 +499,8 @@ export interface Post {
     has_bookmarked: boolean;
     created_at: string;
     updated_at: string;
+    /** When its author last changed its text; null until then (earlier versions: GET /api/feed/posts/{post_id}/history/) */
+    edited_at: string | null;
 }
 export interface PostAuthor {
     id: string;
@@ -487,6 +513,8 @@ export interface PostMedia {
     file: string;
     media_type: string;
     order: number;
+    /** What the image shows, for screen readers (at most 1,500 characters); null when the author gave none */
+    alt_text: string | null;
     /** Width in pixels, upright, as stored (at most 4096) */
     width: number | null;
     /** Height in pixels */
@@ -497,6 +525,13 @@ export interface PostMedia {
     thumbnail: string;
     /** WebP, longest side at most 1280 px: a post or product opened on a phone */
     display: string;
+}
+export interface PostVersion {
+    content: string;
+    title: string | null;
+    content_warning: string | null;
+    /** When this version was made by an edit; null for the version first posted */
+    edited_at: string | null;
 }
 export interface Product {
     id: string;
@@ -1320,6 +1355,8 @@ export interface Operations {
             post_type: "text" | "image" | "product_share" | "store_share" | "community_share" | "poll" | "audio";
             content?: string;
             title?: string;
+            content_warning?: string | null;
+            media_alt_texts?: Array<string | null>;
             community_id?: string;
             shared_product_id?: string;
             shared_store_id?: string;
@@ -1347,6 +1384,31 @@ export interface Operations {
             post_id: string;
         };
         answer: null;
+    };
+    /** Edit a post's text, content warning or alt texts (author only); the version replaced is kept in its history (PATCH /api/feed/posts/{post_id}/) */
+    "posts.edit": {
+        input: {
+            post_id: string;
+            content?: string;
+            title?: string | null;
+            content_warning?: string | null;
+            media_alt_texts?: Array<string | null>;
+        };
+        answer: Post;
+    };
+    /** Earlier versions of a post, newest first, for whoever may read it (GET /api/feed/posts/{post_id}/history/) */
+    "posts.history": {
+        input: {
+            post_id: string;
+            page?: number;
+            page_size?: number;
+        };
+        answer: {
+            count: number;
+            next: string | null;
+            previous: string | null;
+            results: Array<PostVersion>;
+        };
     };
     /** Toggle the caller’s like; answers the new state and count (POST /api/feed/posts/{post_id}/like/) */
     "posts.like": {
@@ -1532,6 +1594,28 @@ export interface Operations {
             comment_id: string;
         };
         answer: null;
+    };
+    /** Edit a comment's content (author only); the version replaced is kept in its history (PATCH /api/posts/comments/{comment_id}/) */
+    "comments.edit": {
+        input: {
+            comment_id: string;
+            content: string;
+        };
+        answer: Comment;
+    };
+    /** Earlier versions of a comment, newest first, for whoever may read it (GET /api/posts/comments/{comment_id}/history/) */
+    "comments.history": {
+        input: {
+            comment_id: string;
+            page?: number;
+            page_size?: number;
+        };
+        answer: {
+            count: number;
+            next: string | null;
+            previous: string | null;
+            results: Array<CommentVersion>;
+        };
     };
     /** Toggle the caller’s like of a comment (POST /api/posts/comments/{comment_id}/like/) */
     "comments.like": {
@@ -2167,7 +2251,7 @@ export interface Operations {
     /** The next page of one section of the caller's export, after the cursor the export (or the previous page) gave (GET /api/users/profile/export/{section}/) */
     "users.profile_export_section": {
         input: {
-            section: "posts" | "comments" | "messages" | "stores" | "products" | "orders_as_buyer" | "orders_as_seller" | "reviews" | "communities_owned" | "community_memberships" | "post_likes" | "post_bookmarks" | "comment_likes" | "comment_bookmarks" | "poll_votes" | "location_name_suggestions" | "blocks" | "mutes" | "reports" | "webhooks";
+            section: "posts" | "comments" | "post_versions" | "comment_versions" | "messages" | "stores" | "products" | "orders_as_buyer" | "orders_as_seller" | "reviews" | "communities_owned" | "community_memberships" | "post_likes" | "post_bookmarks" | "comment_likes" | "comment_bookmarks" | "poll_votes" | "location_name_suggestions" | "blocks" | "mutes" | "reports" | "webhooks";
             cursor?: string;
         };
         answer: AccountExportPage;
@@ -2268,6 +2352,8 @@ export interface Operations {
 export interface ServerEvents {
     /** A post in a location or community room the socket hears */
     "post:created": Post;
+    /** Its author edited a post the socket hears (the whole post; edited_at set) */
+    "post:updated": Post;
     /** A post went away (deleted, hidden, its community deleted) */
     "post:deleted": {
         id: string;
@@ -2281,6 +2367,8 @@ export interface ServerEvents {
     };
     /** A comment on a post whose room the socket subscribed to */
     "comment:created": Comment;
+    /** Its author edited a comment on a post whose room the socket subscribed to */
+    "comment:updated": Comment;
     /** A vote moved a poll's results */
     "poll:updated": {
         post_id: string;
@@ -2329,4 +2417,4 @@ export interface OperationRoute {
 export declare const operationRoutes: {
     readonly [K in keyof Operations]: OperationRoute;
 };
-export declare const serverEventNames: readonly ["post:created", "post:deleted", "post:stats", "comment:created", "poll:updated", "poll:expired", "notification:created", "notification:updated", "message:created", "conversation:read", "typing", "location:updated", "order:created", "order:updated", "community:deleted", "auth:expired"];
+export declare const serverEventNames: readonly ["post:created", "post:updated", "post:deleted", "post:stats", "comment:created", "comment:updated", "poll:updated", "poll:expired", "notification:created", "notification:updated", "message:created", "conversation:read", "typing", "location:updated", "order:created", "order:updated", "community:deleted", "auth:expired"];

@@ -37,6 +37,8 @@ export const operationRoutes = {
     "posts.create": { method: "POST", path: "/api/feed/posts/", auth: "user", files: ["media", "audio_file"] },
     "posts.get": { method: "GET", path: "/api/feed/posts/{post_id}/", auth: "optional", files: [] },
     "posts.delete": { method: "DELETE", path: "/api/feed/posts/{post_id}/", auth: "user", files: [] },
+    "posts.edit": { method: "PATCH", path: "/api/feed/posts/{post_id}/", auth: "user", files: [] },
+    "posts.history": { method: "GET", path: "/api/feed/posts/{post_id}/history/", auth: "optional", files: [] },
     "posts.like": { method: "POST", path: "/api/feed/posts/{post_id}/like/", auth: "user", files: [] },
     "posts.bookmark": { method: "POST", path: "/api/feed/posts/{post_id}/bookmark/", auth: "user", files: [] },
     "posts.track_view": { method: "POST", path: "/api/feed/posts/{post_id}/track_view/", auth: "optional", files: [] },
@@ -52,6 +54,8 @@ export const operationRoutes = {
     "comments.replies": { method: "GET", path: "/api/posts/comments/replies/", auth: "optional", files: [] },
     "comments.create": { method: "POST", path: "/api/posts/comments/", auth: "user", files: [] },
     "comments.delete": { method: "DELETE", path: "/api/posts/comments/{comment_id}/", auth: "user", files: [] },
+    "comments.edit": { method: "PATCH", path: "/api/posts/comments/{comment_id}/", auth: "user", files: [] },
+    "comments.history": { method: "GET", path: "/api/posts/comments/{comment_id}/history/", auth: "optional", files: [] },
     "comments.like": { method: "POST", path: "/api/posts/comments/{comment_id}/like/", auth: "user", files: [] },
     "comments.bookmark": { method: "POST", path: "/api/posts/comments/{comment_id}/bookmark/", auth: "user", files: [] },
     "comments.create_simple": { method: "POST", path: "/api/posts/{post_id}/comment/", auth: "user", files: [] },
@@ -124,4 +128,4 @@ export const operationRoutes = {
     "webhooks.deliveries": { method: "GET", path: "/api/webhooks/{webhook_id}/deliveries/", auth: "user", files: [] },
     "webhooks.redeliver": { method: "POST", path: "/api/webhooks/{webhook_id}/deliveries/{delivery_id}/redeliver/", auth: "user", files: [] },
 };
-export const serverEventNames = ["post:created", "post:deleted", "post:stats", "comment:created", "poll:updated", "poll:expired", "notification:created", "notification:updated", "message:created", "conversation:read", "typing", "location:updated", "order:created", "order:updated", "community:deleted", "auth:expired"];
+export const serverEventNames = ["post:created", "post:updated", "post:deleted", "post:stats", "comment:created", "comment:updated", "poll:updated", "poll:expired", "notification:created", "notification:updated", "message:created", "conversation:read", "typing", "location:updated", "order:created", "order:updated", "community:deleted", "auth:expired"];

@@ -17,6 +17,21 @@ export interface AccountExport {
     content: string;
     created_at: string;
     updated_at: string;
+    edited_at: string | null;
+  }>;
+  post_versions: Array<{
+    post: string;
+    content: string;
+    title: string | null;
+    content_warning: string | null;
+    edited_at: string | null;
+    replaced_at: string;
+  }>;
+  comment_versions: Array<{
+    comment: string;
+    content: string;
+    edited_at: string | null;
+    replaced_at: string;
   }>;
   messages: Array<{
     id: string;
@@ -136,6 +151,14 @@ export interface Comment {
   has_bookmarked: boolean;
   created_at: string;
   updated_at: string;
+  /** When its author last changed its text; null until then (earlier versions: GET /api/posts/comments/{comment_id}/history/) */
+  edited_at: string | null;
+}
+
+export interface CommentVersion {
+  content: string;
+  /** When this version was made by an edit; null for the version first posted */
+  edited_at: string | null;
 }
 
 export interface CommunitiesEnhancement {
@@ -486,6 +509,8 @@ export interface Post {
   post_type: "text" | "image" | "product_share" | "store_share" | "community_share" | "poll" | "audio";
   title: string | null;
   content: string;
+  /** Shown in place of the content until the reader taps it (at most 200 characters); null for none */
+  content_warning: string | null;
   media: Array<PostMedia>;
   location: string | null;
   location_name: string | null;
@@ -510,6 +535,8 @@ export interface Post {
   has_bookmarked: boolean;
   created_at: string;
   updated_at: string;
+  /** When its author last changed its text; null until then (earlier versions: GET /api/feed/posts/{post_id}/history/) */
+  edited_at: string | null;
 }
 
 export interface PostAuthor {
@@ -524,6 +551,8 @@ export interface PostMedia {
   file: string;
   media_type: string;
   order: number;
+  /** What the image shows, for screen readers (at most 1,500 characters); null when the author gave none */
+  alt_text: string | null;
   /** Width in pixels, upright, as stored (at most 4096) */
   width: number | null;
   /** Height in pixels */
@@ -534,6 +563,14 @@ export interface PostMedia {
   thumbnail: string;
   /** WebP, longest side at most 1280 px: a post or product opened on a phone */
   display: string;
+}
+
+export interface PostVersion {
+  content: string;
+  title: string | null;
+  content_warning: string | null;
+  /** When this version was made by an edit; null for the version first posted */
+  edited_at: string | null;
 }
 
 export interface Product {
@@ -1378,6 +1415,8 @@ export interface Operations {
       post_type: "text" | "image" | "product_share" | "store_share" | "community_share" | "poll" | "audio";
       content?: string;
       title?: string;
+      content_warning?: string | null;
+      media_alt_texts?: Array<string | null>;
       community_id?: string;
       shared_product_id?: string;
       shared_store_id?: string;
@@ -1405,6 +1444,31 @@ export interface Operations {
       post_id: string;
     };
     answer: null;
+  };
+  /** Edit a post's text, content warning or alt texts (author only); the version replaced is kept in its history (PATCH /api/feed/posts/{post_id}/) */
+  "posts.edit": {
+    input: {
+      post_id: string;
+      content?: string;
+      title?: string | null;
+      content_warning?: string | null;
+      media_alt_texts?: Array<string | null>;
+    };
+    answer: Post;
+  };
+  /** Earlier versions of a post, newest first, for whoever may read it (GET /api/feed/posts/{post_id}/history/) */
+  "posts.history": {
+    input: {
+      post_id: string;
+      page?: number;
+      page_size?: number;
+    };
+    answer: {
+      count: number;
+      next: string | null;
+      previous: string | null;
+      results: Array<PostVersion>;
+    };
   };
   /** Toggle the caller’s like; answers the new state and count (POST /api/feed/posts/{post_id}/like/) */
   "posts.like": {
@@ -1590,6 +1654,28 @@ export interface Operations {
       comment_id: string;
     };
     answer: null;
+  };
+  /** Edit a comment's content (author only); the version replaced is kept in its history (PATCH /api/posts/comments/{comment_id}/) */
+  "comments.edit": {
+    input: {
+      comment_id: string;
+      content: string;
+    };
+    answer: Comment;
+  };
+  /** Earlier versions of a comment, newest first, for whoever may read it (GET /api/posts/comments/{comment_id}/history/) */
+  "comments.history": {
+    input: {
+      comment_id: string;
+      page?: number;
+      page_size?: number;
+    };
+    answer: {
+      count: number;
+      next: string | null;
+      previous: string | null;
+      results: Array<CommentVersion>;
+    };
   };
   /** Toggle the caller’s like of a comment (POST /api/posts/comments/{comment_id}/like/) */
   "comments.like": {
@@ -2225,7 +2311,7 @@ export interface Operations {
   /** The next page of one section of the caller's export, after the cursor the export (or the previous page) gave (GET /api/users/profile/export/{section}/) */
   "users.profile_export_section": {
     input: {
-      section: "posts" | "comments" | "messages" | "stores" | "products" | "orders_as_buyer" | "orders_as_seller" | "reviews" | "communities_owned" | "community_memberships" | "post_likes" | "post_bookmarks" | "comment_likes" | "comment_bookmarks" | "poll_votes" | "location_name_suggestions" | "blocks" | "mutes" | "reports" | "webhooks";
+      section: "posts" | "comments" | "post_versions" | "comment_versions" | "messages" | "stores" | "products" | "orders_as_buyer" | "orders_as_seller" | "reviews" | "communities_owned" | "community_memberships" | "post_likes" | "post_bookmarks" | "comment_likes" | "comment_bookmarks" | "poll_votes" | "location_name_suggestions" | "blocks" | "mutes" | "reports" | "webhooks";
       cursor?: string;
     };
     answer: AccountExportPage;
@@ -2327,6 +2413,8 @@ export interface Operations {
 export interface ServerEvents {
   /** A post in a location or community room the socket hears */
   "post:created": Post;
+  /** Its author edited a post the socket hears (the whole post; edited_at set) */
+  "post:updated": Post;
   /** A post went away (deleted, hidden, its community deleted) */
   "post:deleted": {
     id: string;
@@ -2340,6 +2428,8 @@ export interface ServerEvents {
   };
   /** A comment on a post whose room the socket subscribed to */
   "comment:created": Comment;
+  /** Its author edited a comment on a post whose room the socket subscribed to */
+  "comment:updated": Comment;
   /** A vote moved a poll's results */
   "poll:updated": {
     post_id: string;
@@ -2422,6 +2512,8 @@ export const operationRoutes: { readonly [K in keyof Operations]: OperationRoute
   "posts.create": { method: "POST", path: "/api/feed/posts/", auth: "user", files: ["media", "audio_file"] },
   "posts.get": { method: "GET", path: "/api/feed/posts/{post_id}/", auth: "optional", files: [] },
   "posts.delete": { method: "DELETE", path: "/api/feed/posts/{post_id}/", auth: "user", files: [] },
+  "posts.edit": { method: "PATCH", path: "/api/feed/posts/{post_id}/", auth: "user", files: [] },
+  "posts.history": { method: "GET", path: "/api/feed/posts/{post_id}/history/", auth: "optional", files: [] },
   "posts.like": { method: "POST", path: "/api/feed/posts/{post_id}/like/", auth: "user", files: [] },
   "posts.bookmark": { method: "POST", path: "/api/feed/posts/{post_id}/bookmark/", auth: "user", files: [] },
   "posts.track_view": { method: "POST", path: "/api/feed/posts/{post_id}/track_view/", auth: "optional", files: [] },
@@ -2437,6 +2529,8 @@ export const operationRoutes: { readonly [K in keyof Operations]: OperationRoute
   "comments.replies": { method: "GET", path: "/api/posts/comments/replies/", auth: "optional", files: [] },
   "comments.create": { method: "POST", path: "/api/posts/comments/", auth: "user", files: [] },
   "comments.delete": { method: "DELETE", path: "/api/posts/comments/{comment_id}/", auth: "user", files: [] },
+  "comments.edit": { method: "PATCH", path: "/api/posts/comments/{comment_id}/", auth: "user", files: [] },
+  "comments.history": { method: "GET", path: "/api/posts/comments/{comment_id}/history/", auth: "optional", files: [] },
   "comments.like": { method: "POST", path: "/api/posts/comments/{comment_id}/like/", auth: "user", files: [] },
   "comments.bookmark": { method: "POST", path: "/api/posts/comments/{comment_id}/bookmark/", auth: "user", files: [] },
   "comments.create_simple": { method: "POST", path: "/api/posts/{post_id}/comment/", auth: "user", files: [] },
@@ -2510,4 +2604,4 @@ export const operationRoutes: { readonly [K in keyof Operations]: OperationRoute
   "webhooks.redeliver": { method: "POST", path: "/api/webhooks/{webhook_id}/deliveries/{delivery_id}/redeliver/", auth: "user", files: [] },
 };
 
-export const serverEventNames = ["post:created", "post:deleted", "post:stats", "comment:created", "poll:updated", "poll:expired", "notification:created", "notification:updated", "message:created", "conversation:read", "typing", "location:updated", "order:created", "order:updated", "community:deleted", "auth:expired"] as const;
+export const serverEventNames = ["post:created", "post:updated", "post:deleted", "post:stats", "comment:created", "comment:updated", "poll:updated", "poll:expired", "notification:created", "notification:updated", "message:created", "conversation:read", "typing", "location:updated", "order:created", "order:updated", "community:deleted", "auth:expired"] as const;

@@ -34,6 +34,8 @@ export const commentsLeaving: AccountDeletionStep = {
   module: 'comments',
   handles: {
     'comments.user_id': 'step',
+    // Only the author edits a comment, so its versions go with the author's comments; the DELETE states it.
+    'comment_versions.user_id': 'step',
     'comment_likes.user_id': 'step',
     'comment_bookmarks.user_id': 'step',
   },
@@ -62,6 +64,7 @@ export const commentsLeaving: AccountDeletionStep = {
       )
       SELECT id FROM counted`);
     for (const { id } of touched.slice(0, ACCOUNT_PUSH_LIMIT)) events.add('post.counters_changed', { postId: id });
+    await tx.execute(sql`DELETE FROM comment_versions WHERE user_id = ${userId}::uuid`);
 
     await tx.execute(sql`
       WITH gone AS (DELETE FROM comment_likes WHERE user_id = ${userId} RETURNING comment_id)

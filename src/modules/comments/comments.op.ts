@@ -5,6 +5,7 @@ import { zPage, zPageSize, zUuid } from '../../core/validation.js';
 import { READ_LIMIT, zText } from '../posts/posts.op.js';
 import { createComment, deleteComment, listCommentReplies, listPostComments, toggleCommentBookmark, toggleCommentLike } from './comments.service.js';
 import { zCommentBody } from './comments.serializer.js';
+import { commentHistory, editComment, zCommentVersion } from './comment-edits.service.js';
 
 const perUser = (points: number): RateLimitRule => ({ name: 'user', points, durationSeconds: 60, key: 'user' });
 /** Comment text: 1 to 5,000 characters, not only spaces. */
@@ -69,6 +70,33 @@ export const deleteCommentOp = defineOperation({
   },
 });
 
+export const editCommentOp = defineOperation({
+  name: 'comments.edit',
+  method: 'PATCH',
+  path: '/api/posts/comments/{comment_id}/',
+  auth: 'user',
+  summary: "Edit a comment's content (author only); the version replaced is kept in its history",
+  tags: ['comments'],
+  input: z.object({ comment_id: zUuid(), content: zCommentText() }),
+  rateLimits: [perUser(30)],
+  responses: { 200: zCommentBody },
+  errors: [403],
+  handler: async (input, ctx) => ok(await editComment(ctx, input)),
+});
+
+export const commentHistoryOp = defineOperation({
+  name: 'comments.history',
+  method: 'GET',
+  path: '/api/posts/comments/{comment_id}/history/',
+  auth: 'optional',
+  summary: 'Earlier versions of a comment, newest first, for whoever may read it',
+  tags: ['comments'],
+  input: z.object({ comment_id: zUuid(), page: zPage(), page_size: zPageSize() }),
+  rateLimits: [READ_LIMIT],
+  responses: { 200: zPaginated(zCommentVersion) },
+  handler: async (input, ctx) => ok(await commentHistory(ctx, input)),
+});
+
 export const likeCommentOp = defineOperation({
   name: 'comments.like',
   method: 'POST',
@@ -112,4 +140,4 @@ export const commentOnPostOp = defineOperation({
   handler: async (input, ctx) => created(await createComment(ctx, { post: input.post_id, content: input.content })),
 });
 
-export const commentOperations = [listPostCommentsOp, listRepliesOp, createCommentOp, deleteCommentOp, likeCommentOp, bookmarkCommentOp, commentOnPostOp];
+export const commentOperations = [listPostCommentsOp, listRepliesOp, createCommentOp, deleteCommentOp, editCommentOp, commentHistoryOp, likeCommentOp, bookmarkCommentOp, commentOnPostOp];

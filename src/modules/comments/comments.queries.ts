@@ -15,6 +15,7 @@ export interface CommentRecord {
   viewsCount: number;
   createdAt: Date;
   updatedAt: Date;
+  editedAt: Date | null;
   author: PostAuthor;
   hasLiked: boolean;
   hasBookmarked: boolean;
@@ -31,6 +32,7 @@ type CommentSqlRow = {
   views_count: number;
   created_at: Date;
   updated_at: Date;
+  edited_at: Date | null;
   user_id: string;
   username: string;
   display_name: string;
@@ -51,6 +53,7 @@ const toRecord = (r: CommentSqlRow): CommentRecord => ({
   viewsCount: r.views_count,
   createdAt: new Date(r.created_at),
   updatedAt: new Date(r.updated_at),
+  editedAt: r.edited_at ? new Date(r.edited_at) : null,
   author: { id: r.user_id, username: r.username, displayName: r.display_name, profilePicture: r.profile_picture },
   hasLiked: r.has_liked,
   hasBookmarked: r.has_bookmarked,
@@ -60,7 +63,7 @@ const toRecord = (r: CommentSqlRow): CommentRecord => ({
 async function selectComments(where: SQL, viewerId: string | null, page: { limit: number; offset: number }, db: DbOrTx) {
   const { rows } = await db.execute<CommentSqlRow>(sql`
     SELECT c.id, c.post_id, c.parent_id, c.content, c.replies_count, c.likes_count, c.bookmarks_count, c.views_count,
-           c.created_at, c.updated_at, u.id AS user_id, u.username, u.display_name, u.profile_picture,
+           c.created_at, c.updated_at, c.edited_at, u.id AS user_id, u.username, u.display_name, u.profile_picture,
            ${viewerId ? sql`EXISTS (SELECT 1 FROM comment_likes l WHERE l.comment_id = c.id AND l.user_id = ${viewerId}::uuid)` : sql`false`} AS has_liked,
            ${viewerId ? sql`EXISTS (SELECT 1 FROM comment_bookmarks b WHERE b.comment_id = c.id AND b.user_id = ${viewerId}::uuid)` : sql`false`} AS has_bookmarked,
            count(*) OVER ()::int AS total

@@ -20,6 +20,7 @@ export const zCommentBody = z
     has_bookmarked: z.boolean(),
     created_at: z.string(),
     updated_at: z.string(),
+    edited_at: z.string().nullable().describe('When its author last changed its text; null until then (earlier versions: GET /api/posts/comments/{comment_id}/history/)'),
   })
   .meta({ id: 'Comment' });
 export type CommentBody = z.infer<typeof zCommentBody>;
@@ -39,5 +40,6 @@ export function serializeComment(c: CommentRecord, ctx: Pick<RequestContext, 'ba
     has_bookmarked: c.hasBookmarked,
     created_at: c.createdAt.toISOString(),
     updated_at: c.updatedAt.toISOString(),
+    edited_at: c.editedAt?.toISOString() ?? null,
   };
 }

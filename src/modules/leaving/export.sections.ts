@@ -1,6 +1,6 @@
 import type { ExportSection } from './leaving.types.js';
-import { pollVotesExport, postBookmarksExport, postLikesExport, postsExport } from '../posts/posts.export.js';
-import { commentBookmarksExport, commentLikesExport, commentsExport } from '../comments/comments.export.js';
+import { pollVotesExport, postBookmarksExport, postLikesExport, postsExport, postVersionsExport } from '../posts/posts.export.js';
+import { commentBookmarksExport, commentLikesExport, commentsExport, commentVersionsExport } from '../comments/comments.export.js';
 import { messagesExport } from '../messages/messages.export.js';
 import { productsExport, reviewsExport, storesExport } from '../stores/stores.export.js';
 import { ordersAsBuyerExport, ordersAsSellerExport } from '../stores/orders.export.js';
@@ -16,6 +16,8 @@ import { webhooksExport } from '../webhooks/webhooks.export.js';
 export const EXPORT_SECTIONS: readonly ExportSection[] = [
   postsExport,
   commentsExport,
+  postVersionsExport,
+  commentVersionsExport,
   messagesExport,
   storesExport,
   productsExport,

@@ -18,6 +18,8 @@ export interface CreatePostInput {
   post_type: PostType;
   content?: string;
   title?: string;
+  content_warning?: string | null;
+  media_alt_texts?: Array<string | null>;
   community_id?: string;
   shared_product_id?: string;
   shared_store_id?: string;
@@ -83,7 +85,7 @@ function isTextPostAtHome(input: CreatePostInput): boolean {
 }
 
 async function createTextPostAtHome(ctx: AuthedContext, input: CreatePostInput): Promise<PostBody> {
-  const row = await insertTextPostAtHome(ctx.user.id, input.title ?? null, input.content ?? '');
+  const row = await insertTextPostAtHome(ctx.user.id, { title: input.title ?? null, content: input.content ?? '', contentWarning: input.content_warning ?? null });
   if (!row) throw new AppError(400, { ...LOCATION_REQUIRED_BODY });
   // A text post has no attachment and embeds no summary: this reads nothing, and the record holds no URL
   // (each copy is serialized with its own base).
@@ -107,6 +109,7 @@ async function insertPostRows(
       postType: input.post_type,
       title: input.title ?? null,
       content: input.content ?? '',
+      contentWarning: input.content_warning ?? null,
       locationId: target.kind === 'location' ? target.locationId : null,
       communityId: target.kind === 'community' ? target.communityId : null,
       sharedProductId: input.post_type === 'product_share' ? input.shared_product_id : null,
@@ -116,7 +119,7 @@ async function insertPostRows(
     .returning({ id: posts.id });
   const postId = row.id;
   if (files.mediaKeys.length) {
-    await tx.insert(postMedia).values(files.mediaKeys.map((file, position) => ({ postId, file, position })));
+    await tx.insert(postMedia).values(files.mediaKeys.map((file, position) => ({ postId, file, position, altText: input.media_alt_texts?.[position] ?? null })));
   }
   if (input.post_type === 'poll') {
     await insertPoll(tx, postId, {

@@ -37,11 +37,17 @@ export interface MentionSource {
    * cannot read the item (the one post and comment rule), so is not told of it (DESIGN.md section 9, "Every path").
    */
   readableOnlyApartFrom?: readonly string[];
+  /**
+   * The texts of the item before an edit (its earlier versions): a name mentioned in any of them was notified then, so
+   * an edit notifies only the names it adds (DESIGN.md section 13).
+   */
+  earlierTexts?: readonly string[];
 }
 
 /** Set-based: one read of the mentioned users, one notifyMany. Runs in the item's transaction. */
 export async function notifyMentions(db: DbOrTx, events: PendingEvents, source: MentionSource): Promise<void> {
-  const names = mentionedUsernames(source.text);
+  const earlier = new Set((source.earlierTexts ?? []).flatMap(mentionedUsernames));
+  const names = mentionedUsernames(source.text).filter((name) => !earlier.has(name));
   if (!names.length) return;
   const { rows } = await db.execute<{ id: string }>(sql`
     SELECT u.id FROM users u WHERE lower(u.username) = ANY(${sql.param(names)}::text[]) AND u.is_active

@@ -16,6 +16,11 @@ declare module '../../core/events.js' {
   interface DomainEventMap {
     'post.created': { post: PostBody; locationId: string | null; communityId: string | null };
     /**
+     * Its author edited it (DESIGN.md section 13): the whole post as an anonymous viewer sees it. A post hidden by
+     * moderation (`hidden`) is told only to its own room, which holds its author's and staff's sockets since the hiding.
+     */
+    'post.updated': { post: PostBody; locationId: string | null; communityId: string | null; hidden: boolean };
+    /**
      * The post went away: deleted, or hidden by moderation. A hidden post stays for its author (`keptFor`), whose
      * devices are left out of the push.
      */
@@ -26,6 +31,8 @@ declare module '../../core/events.js' {
     // way, a mute), as its post:created does not; a comment's also skip those that hide the comment's author.
     'post.stats': { stats: PostStats; authorId: string; locationId: string | null; communityId: string | null };
     'comment.created': { postId: string; authorId: string; comment: CommentBody };
+    /** Its author edited it; heard where `comment.created` was (never for a comment hidden by moderation). */
+    'comment.updated': { postId: string; authorId: string; comment: CommentBody };
     'poll.updated': { postId: string; authorId: string; pollData: PollData };
     'poll.expired': { postId: string; authorId: string; locationId: string | null; communityId: string | null; pollData: PollData };
   }

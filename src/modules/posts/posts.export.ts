@@ -23,6 +23,26 @@ export const postsExport: ExportSection = {
     ),
 };
 
+/** Earlier versions of the caller's posts (their edits' history): the author's own words. */
+export const postVersionsExport: ExportSection = {
+  name: 'post_versions',
+  item: z.object({ post: z.string(), content: z.string(), title: z.string().nullable(), content_warning: z.string().nullable(), edited_at: z.string().nullable(), replaced_at: z.string() }),
+  async load(viewer, page) {
+    const { rows } = await platform.db.execute<{ post_id: string; content: string; title: string | null; content_warning: string | null; edited_at: Date | null; replaced_at: Date; at: string; position_id: string }>(sql`
+      SELECT post_id, content, title, content_warning, edited_at, replaced_at, id AS position_id, ${positionAt(sql`replaced_at`)} AS at FROM post_versions
+      WHERE user_id = ${viewer.userId} AND ${olderThan(sql`replaced_at`, sql`id`, page.before)}
+      ORDER BY replaced_at DESC, id DESC LIMIT ${page.limit}`);
+    return withPositions(rows, (r) => ({
+      post: r.post_id,
+      content: r.content,
+      title: r.title,
+      content_warning: r.content_warning,
+      edited_at: r.edited_at ? new Date(r.edited_at).toISOString() : null,
+      replaced_at: new Date(r.replaced_at).toISOString(),
+    }));
+  },
+};
+
 export const postLikesExport = reactionsExport('post_likes', { table: 'post_likes', targetColumn: 'post_id' }, 'post');
 export const postBookmarksExport = reactionsExport('post_bookmarks', { table: 'post_bookmarks', targetColumn: 'post_id' }, 'post');
 

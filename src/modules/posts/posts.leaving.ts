@@ -26,6 +26,8 @@ export const postsLeaving: AccountDeletionStep = {
   module: 'posts',
   handles: {
     'posts.user_id': 'step',
+    // Only the author edits a post, so its versions go with the author's posts; the DELETE states it.
+    'post_versions.user_id': 'step',
     'post_likes.user_id': 'step',
     'post_bookmarks.user_id': 'step',
     'post_views.user_id': 'step',
@@ -44,6 +46,7 @@ export const postsLeaving: AccountDeletionStep = {
       SELECT 'post', p.id, p.user_id, ${postScopeColumns('p')}, p.id, NULL::uuid FROM posts p WHERE p.user_id = ${userId}`);
     await onCommunityPostsDeletedBy(tx, userId);
     await tx.execute(sql`DELETE FROM posts WHERE user_id = ${userId}`);
+    await tx.execute(sql`DELETE FROM post_versions WHERE user_id = ${userId}`);
     // Its posts' outbox rows went with them; none is left of a post that is gone.
     await tx.execute(sql`DELETE FROM community_post_fanouts WHERE actor_id = ${userId}`);
     for (const post of newest) events.add('post.deleted', { postId: post.id, locationId: post.location_id, communityId: post.community_id });

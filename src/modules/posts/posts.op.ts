@@ -10,6 +10,7 @@ import { togglePostBookmark, togglePostLike } from './reactions.service.js';
 import { deletePost, getPost, reactedPosts, userAnalytics } from './posts.service.js';
 import { popularLocations } from './popular-locations.js';
 import { trackView } from './views.service.js';
+import { editPost, postHistory, zPostVersion } from './edits.service.js';
 import { zPollData, zPostBody } from './posts.serializer.js';
 import { startStatsCoalescer } from './stats-coalescer.js';
 import { startCommunityFanoutWorker } from './community-fanout.worker.js';
@@ -30,20 +31,50 @@ const perUser = (points: number): RateLimitRule => ({ name: 'user', points, dura
 export const zText = (field = 'content') =>
   z.string({ error: orRequired(`Enter the ${field} as text.`) }).max(TEXT_MAX, `Ensure this field has no more than ${TEXT_MAX} characters.`);
 
-/** A list field from JSON (an array), a multipart form (repeated field, or a JSON array as a string). */
-const zStringList = () =>
-  z.preprocess((v) => {
-    if (typeof v !== 'string') return v;
-    const s = v.trim();
-    if (s.startsWith('[')) {
-      try {
-        return JSON.parse(s);
-      } catch {
-        return v;
-      }
+/**
+ * A list field from JSON (an array) or a multipart form: the field repeated (or `name[0]`, `name[1]`, ...), which the
+ * form parser gives as an array, or one field holding a JSON array as text. One field that is not a JSON array is a
+ * list of one (so a single value that starts with `[` must be sent as a JSON array).
+ */
+export const formList = (v: unknown): unknown => {
+  if (typeof v !== 'string') return v;
+  const s = v.trim();
+  if (s.startsWith('[')) {
+    try {
+      return JSON.parse(s);
+    } catch {
+      return v;
     }
-    return [v];
-  }, z.array(z.string({ error: 'Each option must be text.' }).trim().min(1, 'An option may not be blank.').max(200, 'Ensure each option has no more than 200 characters.'), { error: 'Send a list of options.' }));
+  }
+  return [v];
+};
+
+const zStringList = () =>
+  z.preprocess(formList, z.array(z.string({ error: 'Each option must be text.' }).trim().min(1, 'An option may not be blank.').max(200, 'Ensure each option has no more than 200 characters.'), { error: 'Send a list of options.' }));
+
+/** DESIGN.md section 13: what apps show in place of the content until tapped, and what an image shows. */
+export const CONTENT_WARNING_MAX = 200;
+export const ALT_TEXT_MAX = 1500;
+
+/** A content warning: blank or null is none. */
+export const zContentWarning = () =>
+  z.preprocess(
+    (v) => (v === null || (typeof v === 'string' && v.trim() === '') ? null : v),
+    z.string({ error: 'Enter the content warning as text.' }).trim().max(CONTENT_WARNING_MAX, `Ensure this field has no more than ${CONTENT_WARNING_MAX} characters.`).nullable(),
+  );
+
+/** Alt texts in the order of the images; a blank or null entry is none for that image. */
+export const zAltTexts = () =>
+  z.preprocess(
+    formList,
+    z.array(
+      z.preprocess(
+        (v) => (v === null || (typeof v === 'string' && v.trim() === '') ? null : v),
+        z.string({ error: 'Each alt text must be text or null.' }).trim().max(ALT_TEXT_MAX, `Ensure each alt text has no more than ${ALT_TEXT_MAX} characters.`).nullable(),
+      ),
+      { error: 'Send a list of alt texts, one per image in order.' },
+    ),
+  );
 
 const zFutureDate = () =>
   z.preprocess(
@@ -67,6 +98,8 @@ export const zCreatePostInput = z
     post_type: z.enum(POST_TYPES, { error: (i) => (i.input === undefined ? 'This field is required.' : `"${String(i.input)}" is not a valid choice.`) }),
     content: z.preprocess((v) => (v === null ? undefined : v), zText().optional()),
     title: zOptionalText(255),
+    content_warning: zContentWarning().optional(),
+    media_alt_texts: zAltTexts().optional(),
     community_id: z.preprocess((v) => (v === '' || v === null ? undefined : v), zUuid().optional()),
     shared_product_id: z.preprocess((v) => (v === '' || v === null ? undefined : v), zUuid().optional()),
     shared_store_id: z.preprocess((v) => (v === '' || v === null ? undefined : v), zUuid().optional()),
@@ -84,6 +117,9 @@ export const zCreatePostInput = z
     if (type === 'text' && !v.content?.trim()) fail('content', 'This field may not be blank.');
     if (type === 'image' && !v.media?.length) fail('media', 'Attach at least one image to an image post.');
     if (type !== 'image' && v.media?.length) fail('media', 'Only image posts carry images.');
+    if (v.media_alt_texts?.length && v.media_alt_texts.length > (v.media?.length ?? 0)) {
+      fail('media_alt_texts', `Send at most one alt text per image (${v.media?.length ?? 0} attached).`);
+    }
     if (type === 'audio' && !v.audio_file) fail('audio_file', 'This field is required for audio posts.');
     if (type !== 'audio' && v.audio_file) fail('audio_file', 'Only audio posts carry an audio file.');
     if (type === 'poll') {
@@ -145,6 +181,60 @@ export const deletePostOp = defineOperation({
     await deletePost(ctx, input.post_id);
     return noContent();
   },
+});
+
+/** What an edit may not change (DESIGN.md section 13): named, so that a client sending one learns it is refused. */
+const FIXED_ON_EDIT: Record<string, string> = {
+  post_type: "A post's type cannot change.",
+  poll_question: "A poll's question and options cannot change.",
+  poll_options: "A poll's question and options cannot change.",
+  poll_allows_multiple: "A poll's question and options cannot change.",
+  poll_expires_at: "A poll's question and options cannot change.",
+  community_id: 'A post cannot move.',
+  media: 'Images cannot be added or removed; edit their alt texts with media_alt_texts.',
+};
+const EDITABLE = ['content', 'title', 'content_warning', 'media_alt_texts'] as const;
+
+export const zEditPostInput = z
+  .object({
+    post_id: zUuid(),
+    content: zText().optional(),
+    title: z.preprocess((v) => (v === '' ? null : v), z.string({ error: 'Enter the title as text.' }).max(255, 'Ensure this field has no more than 255 characters.').nullable().optional()),
+    content_warning: zContentWarning().optional(),
+    media_alt_texts: zAltTexts().optional(),
+  })
+  .catchall(z.unknown())
+  .superRefine((v, issue) => {
+    for (const [field, message] of Object.entries(FIXED_ON_EDIT)) if (v[field] !== undefined) issue.addIssue({ code: 'custom', path: [field], message });
+    if (!EDITABLE.some((field) => v[field] !== undefined)) issue.addIssue({ code: 'custom', path: ['non_field_errors'], message: `Send at least one of ${EDITABLE.join(', ')}.` });
+  })
+  .transform(({ post_id, content, title, content_warning, media_alt_texts }) => ({ post_id, content, title, content_warning, media_alt_texts }));
+
+export const editPostOp = defineOperation({
+  name: 'posts.edit',
+  method: 'PATCH',
+  path: '/api/feed/posts/{post_id}/',
+  auth: 'user',
+  summary: "Edit a post's text, content warning or alt texts (author only); the version replaced is kept in its history",
+  tags: ['posts'],
+  input: zEditPostInput,
+  rateLimits: [perUser(30)],
+  responses: { 200: zPostBody },
+  errors: [403],
+  handler: async (input, ctx) => ok(await editPost(ctx, input)),
+});
+
+export const postHistoryOp = defineOperation({
+  name: 'posts.history',
+  method: 'GET',
+  path: '/api/feed/posts/{post_id}/history/',
+  auth: 'optional',
+  summary: 'Earlier versions of a post, newest first, for whoever may read it',
+  tags: ['posts'],
+  input: z.object({ post_id: zUuid(), page: zPage(), page_size: zPageSize() }),
+  rateLimits: [READ_LIMIT],
+  responses: { 200: zPaginated(zPostVersion) },
+  handler: async (input, ctx) => ok(await postHistory(ctx, input)),
 });
 
 export const likePostOp = defineOperation({
@@ -287,6 +377,8 @@ export const postOperations = [
   createPostOp,
   getPostOp,
   deletePostOp,
+  editPostOp,
+  postHistoryOp,
   likePostOp,
   bookmarkPostOp,
   trackViewOp,

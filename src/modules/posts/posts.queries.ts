@@ -47,6 +47,7 @@ export interface MediaRecord {
   file: string;
   mediaType: string;
   position: number;
+  altText: string | null;
 }
 
 export interface PostRecord {
@@ -54,6 +55,7 @@ export interface PostRecord {
   postType: PostType;
   title: string | null;
   content: string;
+  contentWarning: string | null;
   locationId: string | null;
   locationName: string | null;
   communityId: string | null;
@@ -65,6 +67,7 @@ export interface PostRecord {
   viewsCount: number;
   createdAt: Date;
   updatedAt: Date;
+  editedAt: Date | null;
   author: PostAuthor;
   hasLiked: boolean;
   hasBookmarked: boolean;
@@ -86,6 +89,7 @@ export type PostSqlRow = {
   post_type: PostType;
   title: string | null;
   content: string;
+  content_warning: string | null;
   location_id: string | null;
   location_name: string | null;
   community_id: string | null;
@@ -97,6 +101,7 @@ export type PostSqlRow = {
   views_count: number;
   created_at: Date;
   updated_at: Date;
+  edited_at: Date | null;
   user_id: string;
   username: string;
   display_name: string;
@@ -136,11 +141,15 @@ export async function loadPosts(ids: readonly string[], viewerId: string | null,
  * statement: it commits on its own, so the commonest post needs no transaction and one round trip. Null
  * when the author has no location (nothing is written then). Nobody has liked or bookmarked a new post.
  */
-export async function insertTextPostAtHome(userId: string, title: string | null, content: string, db: DbOrTx = currentDb()): Promise<PostSqlRow | null> {
+export async function insertTextPostAtHome(
+  userId: string,
+  text: { title: string | null; content: string; contentWarning: string | null },
+  db: DbOrTx = currentDb(),
+): Promise<PostSqlRow | null> {
   const { rows } = await db.execute<PostSqlRow>(sql`
     WITH p AS (
-      INSERT INTO posts (user_id, post_type, title, content, location_id)
-      SELECT u.id, 'text', ${title}, ${content}, u.location_id FROM users u WHERE u.id = ${userId}::uuid AND u.location_id IS NOT NULL
+      INSERT INTO posts (user_id, post_type, title, content, content_warning, location_id)
+      SELECT u.id, 'text', ${text.title}, ${text.content}, ${text.contentWarning}, u.location_id FROM users u WHERE u.id = ${userId}::uuid AND u.location_id IS NOT NULL
       RETURNING *)
     SELECT ${postColumns(null)}
     FROM p JOIN users u ON u.id = p.user_id LEFT JOIN locations l ON l.id = p.location_id`);
@@ -153,9 +162,9 @@ export async function insertTextPostAtHome(userId: string, title: string | null,
  * reads the posts together with something else (the feeds read a ranked page and its posts in one statement).
  */
 export function postColumns(viewerId: string | SQLWrapper | null): SQL {
-  return sql`p.id, p.post_type, p.title, p.content, p.location_id, l.name AS location_name, p.community_id,
+  return sql`p.id, p.post_type, p.title, p.content, p.content_warning, p.location_id, l.name AS location_name, p.community_id,
            p.shared_product_id, p.shared_store_id, p.shared_community_id,
-           p.likes_count, p.comments_count, p.views_count, p.created_at, p.updated_at,
+           p.likes_count, p.comments_count, p.views_count, p.created_at, p.updated_at, p.edited_at,
            u.id AS user_id, u.username, u.display_name, u.profile_picture, p.hidden_at IS NOT NULL AS hidden,
            ${viewerId ? sql`EXISTS (SELECT 1 FROM post_likes pl WHERE pl.post_id = p.id AND pl.user_id = ${viewerId}::uuid)` : sql`false`} AS has_liked,
            ${viewerId ? sql`EXISTS (SELECT 1 FROM post_bookmarks pb WHERE pb.post_id = p.id AND pb.user_id = ${viewerId}::uuid)` : sql`false`} AS has_bookmarked`;
@@ -180,6 +189,7 @@ export async function completePosts(rows: readonly PostSqlRow[], viewerId: strin
       postType: r.post_type,
       title: r.title,
       content: r.content,
+      contentWarning: r.content_warning,
       locationId: r.location_id,
       locationName: r.location_name,
       communityId: r.community_id,
@@ -191,6 +201,7 @@ export async function completePosts(rows: readonly PostSqlRow[], viewerId: strin
       viewsCount: r.views_count,
       createdAt: asDate(r.created_at),
       updatedAt: asDate(r.updated_at),
+      editedAt: r.edited_at ? asDate(r.edited_at) : null,
       author: { id: r.user_id, username: r.username, displayName: r.display_name, profilePicture: r.profile_picture },
       hasLiked: r.has_liked,
       hasBookmarked: r.has_bookmarked,
@@ -238,11 +249,11 @@ async function attachSummaries(posts: PostRecord[], baseUrl: string): Promise<vo
 async function loadMedia(postIds: string[], db: DbOrTx): Promise<Map<string, MediaRecord[]>> {
   const out = new Map<string, MediaRecord[]>();
   if (!postIds.length) return out;
-  const { rows } = await db.execute<{ id: string; post_id: string; file: string; media_type: string; position: number }>(sql`
-    SELECT id, post_id, file, media_type, position FROM post_media WHERE post_id = ANY(${sql.param(postIds)}::uuid[]) ORDER BY post_id, position`);
+  const { rows } = await db.execute<{ id: string; post_id: string; file: string; media_type: string; position: number; alt_text: string | null }>(sql`
+    SELECT id, post_id, file, media_type, position, alt_text FROM post_media WHERE post_id = ANY(${sql.param(postIds)}::uuid[]) ORDER BY post_id, position`);
   for (const r of rows) {
     const list = out.get(r.post_id) ?? [];
-    list.push({ id: r.id, file: r.file, mediaType: r.media_type, position: r.position });
+    list.push({ id: r.id, file: r.file, mediaType: r.media_type, position: r.position, altText: r.alt_text });
     out.set(r.post_id, list);
   }
   return out;

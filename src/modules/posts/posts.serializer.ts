@@ -68,7 +68,16 @@ export const zSharedStore = z
   })
   .meta({ id: 'SharedStore' });
 
-export const zPostMedia = z.object({ id: z.string(), file: z.string(), media_type: z.string(), order: z.number().int() }).extend(zImageDetails.shape).meta({ id: 'PostMedia' });
+export const zPostMedia = z
+  .object({
+    id: z.string(),
+    file: z.string(),
+    media_type: z.string(),
+    order: z.number().int(),
+    alt_text: z.string().nullable().describe("What the image shows, for screen readers (at most 1,500 characters); null when the author gave none"),
+  })
+  .extend(zImageDetails.shape)
+  .meta({ id: 'PostMedia' });
 
 export const zPostBody = z
   .object({
@@ -77,6 +86,7 @@ export const zPostBody = z
     post_type: z.enum(['text', 'image', 'product_share', 'store_share', 'community_share', 'poll', 'audio']),
     title: z.string().nullable(),
     content: z.string(),
+    content_warning: z.string().nullable().describe('Shown in place of the content until the reader taps it (at most 200 characters); null for none'),
     media: z.array(zPostMedia),
     location: z.string().nullable(),
     location_name: z.string().nullable(),
@@ -94,6 +104,7 @@ export const zPostBody = z
     has_bookmarked: z.boolean(),
     created_at: z.string(),
     updated_at: z.string(),
+    edited_at: z.string().nullable().describe('When its author last changed its text; null until then (earlier versions: GET /api/feed/posts/{post_id}/history/)'),
   })
   .meta({ id: 'Post' });
 export type PostBody = z.infer<typeof zPostBody>;
@@ -135,7 +146,8 @@ export function serializePost(post: PostRecord, ctx: UrlContext, now: Date = new
     post_type: post.postType,
     title: post.title,
     content: post.content,
-    media: post.media.map((m) => ({ id: m.id, file: mediaUrl(m.file, ctx.baseUrl)!, media_type: m.mediaType, order: m.position, ...imageDetails(m.file, ctx.baseUrl) })),
+    content_warning: post.contentWarning,
+    media: post.media.map((m) => ({ id: m.id, file: mediaUrl(m.file, ctx.baseUrl)!, media_type: m.mediaType, order: m.position, alt_text: m.altText, ...imageDetails(m.file, ctx.baseUrl) })),
     location: post.locationId,
     location_name: post.locationName,
     community: post.communityId,
@@ -160,5 +172,6 @@ export function serializePost(post: PostRecord, ctx: UrlContext, now: Date = new
     has_bookmarked: post.hasBookmarked,
     created_at: post.createdAt.toISOString(),
     updated_at: post.updatedAt.toISOString(),
+    edited_at: post.editedAt?.toISOString() ?? null,
   };
 }
