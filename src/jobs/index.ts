@@ -10,6 +10,8 @@ import { popularLocationsRefreshJob } from '../modules/posts/popular-locations.j
 import { communityFanoutRecoveryJob } from '../modules/posts/community-fanout.job.js';
 import { expiredDeletionsJob } from '../modules/deletions/cleanup.job.js';
 import { fileDeletionsJob } from '../modules/media/file-deletions.job.js';
+import { webhooksHousekeepingJob } from '../modules/webhooks/webhooks.job.js';
+import { outboxGivenUpCleanupJob } from '../platform/outbox-cleanup.job.js';
 
 /**
  * Scheduled jobs. Each runs under a Redis lock when several nodes run, so only one node does the work.
@@ -29,6 +31,8 @@ export const JOBS: JobDefinition[] = [
   communityFanoutRecoveryJob,
   expiredDeletionsJob,
   fileDeletionsJob,
+  webhooksHousekeepingJob,
+  outboxGivenUpCleanupJob,
 ];
 
 export interface Jobs {

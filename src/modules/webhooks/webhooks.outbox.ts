@@ -17,6 +17,7 @@ import { TEST_EVENT } from './webhooks.serializer.js';
  */
 export const RETRY_DELAYS_MS = [5_000, 5 * 60_000, 30 * 60_000, 2 * 3600_000, 5 * 3600_000, 10 * 3600_000, 10 * 3600_000] as const;
 export const DISABLE_AFTER_FAILING_MS = 3 * 24 * 3600_000;
+export const FAILING_DAYS_REASON = 'its deliveries have failed for 3 days';
 /** Deliveries in flight to one endpoint (all nodes), and on one node. */
 export const MAX_IN_FLIGHT_PER_WEBHOOK = 4;
 export const MAX_IN_FLIGHT_PER_NODE = 16;
@@ -81,7 +82,7 @@ async function failed(delivery: Loaded, job: OutboxJob, result: Exclude<SendResu
   const failingSince = delivery.failing_since ? new Date(delivery.failing_since) : now;
   let disable: string | null = null;
   if (code === 410) disable = 'the endpoint answered 410 Gone';
-  else if (now.getTime() - failingSince.getTime() >= DISABLE_AFTER_FAILING_MS) disable = 'its deliveries have failed for 3 days';
+  else if (now.getTime() - failingSince.getTime() >= DISABLE_AFTER_FAILING_MS) disable = FAILING_DAYS_REASON;
   const next = disable ? null : job.retryAt;
   await record(delivery.id, { status: next ? 'pending' : 'failed', code, response, next });
   if (disable && delivery.type !== TEST_EVENT) {
@@ -103,8 +104,11 @@ async function record(id: string, r: { status: 'pending' | 'succeeded' | 'failed
     WHERE id = ${id}::uuid`);
 }
 
-/** Off, once, with its owner told; its pending deliveries are failed as they come up. */
-async function disableWebhook(delivery: Loaded, reason: string): Promise<void> {
+/**
+ * Off, once, with its owner told; its pending deliveries are failed as they come up. Also run by the housekeeping
+ * job (webhooks.job.ts) for a webhook whose 3 failing days ran out with no attempt left to notice it.
+ */
+export async function disableWebhook(delivery: Pick<Loaded, 'webhook_id' | 'owner_id' | 'url'>, reason: string): Promise<void> {
   await transaction(platform.db, async (tx, events) => {
     const { rows } = await tx.execute<{ id: string }>(sql`
       UPDATE webhooks SET is_active = false, disabled_reason = ${reason}, updated_at = now()
