@@ -22,6 +22,17 @@ export function deliveriesOf(pages, seen) {
         if (keys.length && !keys.some(known))
             push(event, item, at, keys);
     };
+    const post = (p) => {
+        const keys = keysOf('post:created', p);
+        const [had, version] = keys;
+        if (known(version))
+            return;
+        // The handlers have this post, alive: this version is an edit. Never had, or told it is gone: it is (back) new.
+        if (known(had) && !known(postDeletionKeys(p.id)[0]))
+            push('post:updated', p, p.updated_at, keys);
+        else
+            push('post:created', p, p.created_at, keys);
+    };
     for (const page of pages) {
         for (const n of page.notifications)
             versioned('notification', n);
@@ -30,7 +41,7 @@ export function deliveriesOf(pages, seen) {
         for (const m of page.messages)
             once('message:created', m, m.created_at);
         for (const p of page.posts)
-            once('post:created', p, p.created_at);
+            post(p);
         for (const d of page.deleted) {
             // A post's deletion as it is pushed live (post:deleted {id}); a comment's or message's as the client's `deleted`.
             if (d.type === 'post') {

@@ -13,7 +13,7 @@ export declare class SeenSet {
     clear(): void;
 }
 /** The kinds realtime.sync replays, and the events that carry them live. */
-export declare const REPLAYED_EVENTS: readonly ["post:created", "post:deleted", "message:created", "notification:created", "notification:updated", "order:created", "order:updated"];
+export declare const REPLAYED_EVENTS: readonly ["post:created", "post:updated", "post:deleted", "message:created", "notification:created", "notification:updated", "order:created", "order:updated"];
 export type ReplayedEvent = (typeof REPLAYED_EVENTS)[number];
 /** A post deletion's keys: the post's "gone" state and, when known, this deletion's own version. */
 export declare function postDeletionKeys(id: string, deletedAt?: unknown): string[];

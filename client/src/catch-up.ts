@@ -4,7 +4,8 @@ import { keysOf, postDeletionKeys, type SeenSet } from './seen.js';
 /**
  * What a catch-up hands the app's handlers: the items of every realtime.sync page, as the live events that would
  * have carried them, merged into one stream in the order they happened, without what the handlers already have.
- * A message is new once; a post is new at each updated_at (it may come back after moderation hid it); a
+ * A message is new once; a post is new at each updated_at (`post:updated` for one the handlers have, edited;
+ * `post:created` for one they do not have, or that came back after moderation hid it); a
  * notification or order is new once and then changed at each updated_at; a deletion is new at each deleted_at (a
  * post's as `post:deleted`, a comment's or message's as the client's own `deleted`).
  */
@@ -36,11 +37,19 @@ export function deliveriesOf(pages: readonly Sync[], seen: SeenSet): Delivery[] 
     const keys = keysOf(event, item);
     if (keys.length && !keys.some(known)) push(event, item, at, keys);
   };
+  const post = (p: { id: string; created_at: string; updated_at: string }) => {
+    const keys = keysOf('post:created', p);
+    const [had, version] = keys;
+    if (known(version)) return;
+    // The handlers have this post, alive: this version is an edit. Never had, or told it is gone: it is (back) new.
+    if (known(had) && !known(postDeletionKeys(p.id)[0])) push('post:updated', p, p.updated_at, keys);
+    else push('post:created', p, p.created_at, keys);
+  };
   for (const page of pages) {
     for (const n of page.notifications) versioned('notification', n);
     for (const o of page.orders) versioned('order', o);
     for (const m of page.messages) once('message:created', m, m.created_at);
-    for (const p of page.posts) once('post:created', p, p.created_at);
+    for (const p of page.posts) post(p);
     for (const d of page.deleted) {
       // A post's deletion as it is pushed live (post:deleted {id}); a comment's or message's as the client's `deleted`.
       if (d.type === 'post') {

@@ -28,15 +28,16 @@ export class SeenSet {
 }
 
 /** The kinds realtime.sync replays, and the events that carry them live. */
-export const REPLAYED_EVENTS = ['post:created', 'post:deleted', 'message:created', 'notification:created', 'notification:updated', 'order:created', 'order:updated'] as const;
+export const REPLAYED_EVENTS = ['post:created', 'post:updated', 'post:deleted', 'message:created', 'notification:created', 'notification:updated', 'order:created', 'order:updated'] as const;
 export type ReplayedEvent = (typeof REPLAYED_EVENTS)[number];
 
 /**
  * Every key names the kind, the id and the version of what was delivered: `updated_at` for what can change or come
  * back (a post restored by moderation comes again with a later `updated_at`, a notification or an order changes),
  * `deleted_at` for a deletion (a post hidden, restored, then hidden again is deleted twice). A notification or an
- * order also keeps a key of its id alone, so that a catch-up tells a new one (`:created`) from a changed one
- * (`:updated`).
+ * order, and a post, also keeps a key of its id alone, so that a catch-up tells a new one (`:created`) from a changed
+ * one (`:updated`; a post edited by its author, DESIGN.md section 13). A live `post:updated` marks the same version
+ * key as a `post:created` of that version: an edit heard live is not replayed again.
  *
  * A post deleted live (`post:deleted {id}`) carries no `deleted_at`, so its deletion is kept as the post's state: the
  * key `deleted:post:<id>` says "the handlers were told this post is gone". The same deletion replayed later (with
@@ -61,7 +62,8 @@ export function keysOf(event: string, payload: unknown): string[] {
   const version = text(item.updated_at);
   switch (event) {
     case 'post:created':
-      return [`post:${item.id}@${version}`];
+    case 'post:updated':
+      return [`post:${item.id}`, `post:${item.id}@${version}`];
     case 'post:deleted':
       return postDeletionKeys(item.id, item.deleted_at);
     case 'deleted':

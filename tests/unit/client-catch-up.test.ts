@@ -53,6 +53,24 @@ test('when a live event repeats what was delivered, then it is known; a newer ve
   expect(alreadySeen(seen, 'post:stats', { post_id: 'p1' })).toBe(false);
 });
 
+test('when a post edited while the client was away comes in a sync page, then it is delivered once as post:updated; an edit heard live is not replayed; a new post stays post:created', () => {
+  const seen = new SeenSet();
+  for (const key of keysOf('post:created', { id: 'p1', updated_at: at(1) })) seen.add(key);
+  const edited = { id: 'p1', created_at: at(1), updated_at: at(5), edited_at: at(5) };
+  const fresh = { id: 'p2', created_at: at(6), updated_at: at(6), edited_at: null };
+  // The same version on two pages (a cursor used twice repeats its last items): once.
+  const out = deliveriesOf([page({ posts: [edited, fresh] }), page({ posts: [edited] })], seen);
+  expect(out.map((d) => `${d.event} ${(d.payload as { id: string }).id} ${d.at}`)).toEqual([`post:updated p1 ${at(5)}`, `post:created p2 ${at(6)}`]);
+
+  // Heard live as post:updated (live-stream.ts marks what it delivers): the replayed version is known, live or replayed.
+  const live = new SeenSet();
+  for (const key of [...keysOf('post:created', { id: 'p1', updated_at: at(1) }), ...keysOf('post:updated', edited)]) live.add(key);
+  expect(alreadySeen(live, 'post:updated', edited)).toBe(true);
+  expect(deliveriesOf([page({ posts: [edited] })], live)).toEqual([]);
+  // A later edit is new again.
+  expect(alreadySeen(live, 'post:updated', { ...edited, updated_at: at(9) })).toBe(false);
+});
+
 test('when more keys are kept than the limit, then the oldest go first', () => {
   const seen = new SeenSet(2);
   ['a', 'b', 'c'].forEach((k) => seen.add(k));
