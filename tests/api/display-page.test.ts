@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import QRCode from 'qrcode';
 import type { Browser, Page } from 'playwright-core';
+import AxeBuilder from '@axe-core/playwright';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 import { aNeighbourhood, aPoll, aPost, aResidentOf, aWav } from '../builders/posts.js';
 import { PNG_1X1 } from '../helpers/images.js';
@@ -168,7 +169,8 @@ describeInBrowser('the display in Chromium', () => {
   /** The page, with console errors and CSP refusals collected: a page the browser had to censor is a defect. */
   async function openDisplay(locationId: string, query = ''): Promise<{ page: Page; problems: string[] }> {
     const problems: string[] = [];
-    const page = await browser.newPage({ viewport: { width: 1600, height: 900 } });
+    // A context of its own (axe-core's builder needs a page made through one); closed with the browser.
+    const page = await (await browser.newContext({ viewport: { width: 1600, height: 900 } })).newPage();
     page.on('console', (msg) => {
       if (msg.type() === 'error') problems.push(msg.text());
     });
@@ -221,6 +223,36 @@ describeInBrowser('the display in Chromium', () => {
     await picture.waitFor({ timeout: 1000 });
     await page.waitForFunction((id) => (document.querySelector(`.post[data-post-id="${id}"] .post__images img`))?.naturalWidth === 1, imageRes.body.id, { timeout: 5000 });
 
+    // Describing (DESIGN.md section 13): the alt text is the image's `alt`; a content warning stands in place of the
+    // content, which is there to open; an edit redraws the post live.
+    const described = await app
+      .http()
+      .post('/api/feed/posts/')
+      .set('Authorization', `Bearer ${neighbour.token}`)
+      .field('post_type', 'image')
+      .field('content', 'The storm took the old oak down')
+      .field('content_warning', 'Storm damage')
+      .field('media_alt_texts', 'A fallen oak across Elm Street')
+      .attach('media', PNG_1X1, 'oak.png');
+    expect(described.status).toBe(201);
+    const describedCard = page.locator(`.post[data-post-id="${described.body.id}"]`);
+    await describedCard.waitFor({ timeout: 1000 });
+    expect(await describedCard.locator('.post__images img').getAttribute('alt')).toBe('A fallen oak across Elm Street');
+    expect(await describedCard.locator('details.post__warning > summary').textContent()).toBe('Content warning: Storm damage');
+    expect(await describedCard.locator('.post__content').isVisible()).toBe(false);
+    await describedCard.locator('details.post__warning > summary').click();
+    expect(await describedCard.locator('.post__content').isVisible()).toBe(true);
+    const edit = await app.rest('PATCH', `/api/feed/posts/${described.body.id}/`, { token: neighbour.token, body: { content: 'The storm took the old oak down; the road is clear again' } });
+    expect(edit.status).toBe(200);
+    await describedCard.locator('.post__content', { hasText: 'the road is clear again' }).waitFor({ state: 'attached', timeout: 1000 });
+    expect(await describedCard.locator('.post__edited').count()).toBe(1);
+
+    // No accessibility violation axe-core finds, with every kind of post on screen.
+    // (Arrival animations fade a card in: scanned half-faded, its text would read as low contrast.)
+    await page.emulateMedia({ reducedMotion: 'reduce' });
+    const axe = await new AxeBuilder({ page }).analyze();
+    expect(axe.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.map((n) => `${n.target.join(' ')}: ${n.failureSummary}`) }))).toEqual([]);
+
     // A poll appears with empty bars; a vote over REST moves the voted option's bar to 100 %.
     const poll = await aPoll(app, place.founder, { poll_question: 'Where shall the market go?', poll_options: ['Park', 'Square', 'Car park'] });
     const pollCard = page.locator(`.post[data-post-id="${poll.id}"]`);
@@ -263,7 +295,7 @@ describeInBrowser('the display in Chromium', () => {
     await page.waitForSelector('body[data-status="live"]', { timeout: 15_000 });
     await page.locator(`.post[data-post-id="${missed.id}"]`).waitFor({ timeout: 5000 });
     expect(await page.locator(`.post[data-post-id="${created.id}"]`).count()).toBe(1);
-    expect(await page.locator('#count-posts .count__value').textContent()).toBe('6');
+    expect(await page.locator('#count-posts .count__value').textContent()).toBe('7');
     // The neighbours count is read again after the reconnection.
     await page.waitForFunction(() => document.querySelector('#count-members .count__value')?.textContent === '3', undefined, { timeout: 3000 });
     // The poll's room was joined again: a vote after the reconnection still moves the bars.

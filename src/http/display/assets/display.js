@@ -55,6 +55,10 @@ client.on('post:created', (post) => {
   upsertPost(post, true);
   void watchPoll(post);
 });
+// An edit (DESIGN.md section 13) redraws a post on screen; one scrolled off is left alone.
+client.on('post:updated', (post) => {
+  if (post.location === locationId && shown.has(post.id)) upsertPost(post, false);
+});
 client.on('post:deleted', ({ id }) => {
   if (removePost(id)) setPostCount(Math.max(0, postCount - 1));
 });
@@ -221,15 +225,24 @@ function renderPost(post) {
   time.dateTime = post.created_at;
   meta.append(time);
   if (KIND_LABELS[post.post_type]) meta.append(h('span', 'post__kind', KIND_LABELS[post.post_type]));
+  if (post.edited_at) meta.append(h('span', 'post__edited', 'edited'));
   el.append(meta);
 
   if (post.title) el.append(h('h2', 'post__title', post.title));
-  el.append(h('p', 'post__content', post.content));
+  // A content warning stands in place of the content (text and images) until someone taps it open.
+  let body = el;
+  if (post.content_warning) {
+    body = h('details', 'post__warning');
+    body.append(h('summary', 'post__warning-label', 'Content warning: ' + post.content_warning));
+    el.append(body);
+  }
+  body.append(h('p', 'post__content', post.content));
 
   if (post.media?.length) {
     const images = h('div', 'post__images');
-    for (const m of post.media.slice(0, 4)) images.append(img(m.display ?? m.file, ''));
-    el.append(images);
+    // The author's alt text is the image's `alt`; without one the image is marked decorative (empty alt).
+    for (const m of post.media.slice(0, 4)) images.append(img(m.display ?? m.file, '', m.alt_text ?? ''));
+    body.append(images);
   }
   if (post.poll_data) {
     const poll = h('div', 'poll');
@@ -426,9 +439,9 @@ function thumbnail(src) {
   return typeof src === 'string' ? src.replace(VARIANT_NAME, '$1.320.webp') : src;
 }
 
-function img(src, className) {
+function img(src, className, alt = '') {
   const el = h('img', className);
-  el.alt = '';
+  el.alt = alt;
   el.loading = 'lazy';
   el.decoding = 'async';
   el.referrerPolicy = 'no-referrer';
