@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import QRCode from 'qrcode';
 import type { Browser, Page } from 'playwright-core';
-import AxeBuilder from '@axe-core/playwright';
+import { AxeBuilder } from '@axe-core/playwright';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 import { aNeighbourhood, aPoll, aPost, aResidentOf, aWav } from '../builders/posts.js';
 import { PNG_1X1 } from '../helpers/images.js';
