@@ -157,7 +157,9 @@ describe.each(ADAPTERS)('a socket signing in, with %s', (_name, adapterEnv) => {
     });
   });
 
-  describe('a blocked author posting the moment the blocker is connected', () => {
+  // The late read is made late by a lock held from a second connection: PGlite (TEST_EMBEDDED) has only one, so a
+  // lock held there would hold everything. The fail-closed and residents' room cases above and below still run there.
+  (process.env.TEST_EMBEDDED ? describe.skip : describe)('a blocked author posting the moment the blocker is connected', () => {
     /** Sessions waiting on a lock of `user_mutes` in this test's database (the hidden-authors read takes one). */
     const waitingOnMutes = async () =>
       Number(
