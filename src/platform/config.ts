@@ -112,6 +112,19 @@ export const configSchema = z.object({
   WEBHOOK_SECRET_KEY: optionalText,
   /** `true` lets webhooks reach loopback and private addresses, and plain http: for tests and local receivers only. */
   WEBHOOK_ALLOW_PRIVATE_ENDPOINTS: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
+  /** Push to Android through FCM's HTTP v1 API (docs/push.md): path of the service account's JSON key file (its `project_id`, `client_email`, `private_key`, `token_uri`); unset: FCM devices are refused. */
+  FCM_SERVICE_ACCOUNT: optionalText,
+  /** FCM's API origin (default https://fcm.googleapis.com): a relay or a test stand-in. */
+  FCM_ENDPOINT: optionalUrl,
+  /** Push to iOS through APNs (docs/push.md): the `.p8` signing key, its key id, the team id and the app's bundle id (apns-topic); any unset: APNs devices are refused. */
+  APNS_KEY_FILE: optionalText,
+  APNS_KEY_ID: optionalText,
+  APNS_TEAM_ID: optionalText,
+  APNS_TOPIC: optionalText,
+  /** APNs origin for every device (default: https://api.push.apple.com, or https://api.sandbox.push.apple.com for a sandbox device). */
+  APNS_ENDPOINT: optionalUrl,
+  /** PEM certificates trusted for APNS_ENDPOINT besides the system's: tests and private relays only. */
+  APNS_CA_FILE: optionalText,
   /** `npm start`: an event loop blocked this long is logged and the process exits (code 70) for its supervisor to restart it; 0: no watchdog. */
   WATCHDOG_BLOCKED_MS: z.coerce.number().int().min(0).default(10000),
 });
