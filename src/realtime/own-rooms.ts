@@ -1,5 +1,5 @@
 import { platform } from '../platform/index.js';
-import { hiddenAuthorIdsFor } from '../modules/safety/visibility.js';
+import { hiddenAuthorIdsFor } from '../modules/policy/visibility.js';
 import type { RealtimeDeps } from './clock.js';
 import { reconcileResidency, setResidentsRoom } from './residency.js';
 import { HIDING_PREFIX, hidingRoom, userRoom } from './rooms.js';

@@ -31,7 +31,7 @@ export function localSocketsIn(io: Server, room: string): AppSocket[] {
 
 /**
  * The sockets that must not hear `authorId`'s posts and comments: those of everyone in a block with them, either
- * way, and of everyone who muted them (src/modules/safety/visibility.ts decides; session.ts and the
+ * way, and of everyone who muted them (src/modules/policy/visibility.ts decides; session.ts and the
  * `safety.hiding_changed` route keep the membership). Pushes authored by them go out `.except()` this room.
  */
 export const HIDING_PREFIX = 'hiding:';

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { MESSAGES } from '../core/errors.js';
 import { zodToFieldErrors, zUuid } from '../core/validation.js';
 import { participantIds } from '../modules/messages/messages.queries.js';
-import { unblockedAmong } from '../modules/safety/visibility.js';
+import { unblockedAmong } from '../modules/policy/visibility.js';
 import { checkedCaller } from './caller.js';
 import type { Clock } from './clock.js';
 import { userRoom } from './rooms.js';

@@ -8,8 +8,9 @@ import { serverBaseUrl } from '../../core/server-base-url.js';
 import { platform } from '../../platform/index.js';
 import { transaction } from '../../platform/db.js';
 import { notifyMentions } from '../posts/mentions.js';
-import { requireReadableComment } from './comment-visibility.js';
-import { findCommentHead, loadComment } from './comments.queries.js';
+import { requireReadableComment } from '../policy/comment-visibility.js';
+import { loadComment } from './comments.queries.js';
+import { findCommentHead } from '../policy/heads.js';
 import { serializeComment, type CommentBody } from './comments.serializer.js';
 import '../posts/posts.events.js';
 

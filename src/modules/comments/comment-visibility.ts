@@ -1,17 +1,1 @@
-import { notFound } from '../../core/errors.js';
-import { findPostHead } from '../posts/posts.queries.js';
-import { requireViewableComment, type Viewer } from '../posts/post-visibility.js';
-import { findCommentHead } from './comments.queries.js';
-
-/**
- * A comment known by its id, for whoever may read it (404 otherwise, as for an unknown one): its post by the one post
- * rule, then the comment's own moderation (itself or a comment above it) and a block with its author. Its replies,
- * its likes and bookmarks, and a report of it all ask here.
- */
-export async function requireReadableComment(viewer: Viewer, commentId: string) {
-  const comment = await findCommentHead(commentId);
-  const post = comment && (await findPostHead(comment.postId));
-  if (!comment || !post) throw notFound();
-  await requireViewableComment(viewer, comment, { communityId: post.communityId, authorId: post.userId, hidden: post.hidden });
-  return { comment, post };
-}
+export * from '../policy/comment-visibility.js'; // moved to the policy module; this re-export goes at 13:20 UTC

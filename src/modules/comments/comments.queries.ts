@@ -1,8 +1,8 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { currentDb, type DbOrTx } from '../../platform/db.js';
 import type { PostAuthor } from '../posts/posts.queries.js';
-import { notHiddenFrom } from '../safety/visibility.js';
-import { commentListedFor } from '../posts/post-visibility.js';
+import { notHiddenFrom } from '../policy/visibility.js';
+import { commentListedFor } from '../policy/post-visibility.js';
 
 export interface CommentRecord {
   id: string;
@@ -16,6 +16,8 @@ export interface CommentRecord {
   createdAt: Date;
   updatedAt: Date;
   editedAt: Date | null;
+  /** Migration 0029: its hashtags, lower case. */
+  tags: string[];
   author: PostAuthor;
   hasLiked: boolean;
   hasBookmarked: boolean;
@@ -33,6 +35,7 @@ type CommentSqlRow = {
   created_at: Date;
   updated_at: Date;
   edited_at: Date | null;
+  tags: string[];
   user_id: string;
   username: string;
   display_name: string;
@@ -54,6 +57,7 @@ const toRecord = (r: CommentSqlRow): CommentRecord => ({
   createdAt: new Date(r.created_at),
   updatedAt: new Date(r.updated_at),
   editedAt: r.edited_at ? new Date(r.edited_at) : null,
+  tags: r.tags ?? [],
   author: { id: r.user_id, username: r.username, displayName: r.display_name, profilePicture: r.profile_picture },
   hasLiked: r.has_liked,
   hasBookmarked: r.has_bookmarked,
@@ -63,7 +67,7 @@ const toRecord = (r: CommentSqlRow): CommentRecord => ({
 async function selectComments(where: SQL, viewerId: string | null, page: { limit: number; offset: number }, db: DbOrTx) {
   const { rows } = await db.execute<CommentSqlRow>(sql`
     SELECT c.id, c.post_id, c.parent_id, c.content, c.replies_count, c.likes_count, c.bookmarks_count, c.views_count,
-           c.created_at, c.updated_at, c.edited_at, u.id AS user_id, u.username, u.display_name, u.profile_picture,
+           c.created_at, c.updated_at, c.edited_at, c.tags, u.id AS user_id, u.username, u.display_name, u.profile_picture,
            ${viewerId ? sql`EXISTS (SELECT 1 FROM comment_likes l WHERE l.comment_id = c.id AND l.user_id = ${viewerId}::uuid)` : sql`false`} AS has_liked,
            ${viewerId ? sql`EXISTS (SELECT 1 FROM comment_bookmarks b WHERE b.comment_id = c.id AND b.user_id = ${viewerId}::uuid)` : sql`false`} AS has_bookmarked,
            count(*) OVER ()::int AS total
@@ -96,19 +100,7 @@ export async function countComments(where: SQL, db: DbOrTx = currentDb()): Promi
 }
 
 /** What reading a comment on its own needs (its replies, a report of it): its author, post and moderation. */
-export async function findCommentHead(id: string, db: DbOrTx = currentDb()): Promise<{ id: string; postId: string; authorId: string; hidden: boolean } | null> {
-  // Hidden: by moderation, itself or any comment it answers (a reply under a hidden comment goes with it).
-  const { rows } = await db.execute<{ id: string; post_id: string; user_id: string; hidden: boolean }>(sql`
-    WITH RECURSIVE chain AS (
-      SELECT id, parent_id, hidden_at FROM comments WHERE id = ${id}::uuid
-      UNION ALL
-      SELECT c.id, c.parent_id, c.hidden_at FROM comments c JOIN chain ON c.id = chain.parent_id
-    )
-    SELECT c.id, c.post_id, c.user_id, EXISTS (SELECT 1 FROM chain WHERE hidden_at IS NOT NULL) AS hidden
-    FROM comments c WHERE c.id = ${id}::uuid`);
-  const r = rows[0];
-  return r ? { id: r.id, postId: r.post_id, authorId: r.user_id, hidden: r.hidden } : null;
-}
+export { findCommentHead } from '../policy/heads.js';
 
 export async function loadComment(id: string, viewerId: string | null, db: DbOrTx = currentDb()): Promise<CommentRecord | null> {
   const { rows } = await selectComments(sql`c.id = ${id}::uuid`, viewerId, { limit: 1, offset: 0 }, db);

@@ -9,10 +9,11 @@ import { transaction } from '../../platform/db.js';
 import { notifyMany } from '../notifications/notifications.service.js';
 import { notifyMentions } from '../posts/mentions.js';
 import { toggleReaction } from '../posts/reactions.js';
-import { mayViewPost, requireViewableComment, requireViewablePostById } from '../posts/post-visibility.js';
+import { mayViewPost, requireViewableComment, requireViewablePostById } from '../policy/post-visibility.js';
 import { postScope, recordDeletions } from '../deletions/deletions.service.js';
-import { requireReadableComment } from './comment-visibility.js';
-import { countComments, findCommentHead, listReplies, listTopLevelComments, loadComment, repliesOf, topLevelOf } from './comments.queries.js';
+import { requireReadableComment } from '../policy/comment-visibility.js';
+import { countComments, listReplies, listTopLevelComments, loadComment, repliesOf, topLevelOf } from './comments.queries.js';
+import { findCommentHead } from '../policy/heads.js';
 import { serializeComment, type CommentBody } from './comments.serializer.js';
 import '../posts/posts.events.js';
 

@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import { currentDb, type DbOrTx } from '../../platform/db.js';
-import { notBlockedWith } from '../safety/visibility.js';
+import { notBlockedWith } from '../policy/visibility.js';
 import { communities, communityCategories, communityCategoryGroups, communityMembers, locations, users, type CommunityRow, type CommunityRole } from '../../models/index.js';
 
 /** A community with what its body shows: category, location and owner (one query for any number of rows). */

@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { AuthedContext } from '../../core/context.js';
 import { notFound } from '../../core/errors.js';
 import { platform } from '../../platform/index.js';
-import { notBlockedWith } from '../safety/visibility.js';
+import { notBlockedWith } from '../policy/visibility.js';
 import { mediaUrl } from '../users/users.serializer.js';
 import { findHome, findPlace, neighbourhoodOf, type ScopedPlace } from './scope.queries.js';
 

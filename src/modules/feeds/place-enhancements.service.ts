@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { AuthedContext } from '../../core/context.js';
 import { platform } from '../../platform/index.js';
-import { notBlockedWith } from '../safety/visibility.js';
+import { notBlockedWith } from '../policy/visibility.js';
 import { loadStoreSummaries } from '../stores/summaries.js';
 import { loadCommunitySummaries, type CommunitySummary } from '../communities/summaries.js';
 import { block, ENHANCEMENT_SIZE, enhancementPlaces, type EnhancementBlock } from './enhancements.service.js';

@@ -5,8 +5,8 @@ import { currentDb } from '../../platform/db.js';
 import { platform } from '../../platform/index.js';
 import { postColumns, type PostSqlRow } from '../posts/posts.queries.js';
 import { areaPlacesSql, neighbourhoodPlacesSql, type PlaceHead, type ScopedPlace } from './scope.queries.js';
-import { notHiddenFrom } from '../safety/visibility.js';
-import { postListedFor } from '../posts/post-visibility.js';
+import { notHiddenFrom } from '../policy/visibility.js';
+import { postListedFor } from '../policy/post-visibility.js';
 
 /**
  * One page of a feed, ranked from indexes, with its posts, in one statement (docs/modules/feeds.md).

@@ -6,7 +6,7 @@ import { serverBaseUrl } from '../../core/server-base-url.js';
 import { platform } from '../../platform/index.js';
 import { currentDb, transaction } from '../../platform/db.js';
 import { notifyMany } from '../notifications/notifications.service.js';
-import { isBlockedWithAny, unblockedAmong } from '../safety/visibility.js';
+import { isBlockedWithAny, unblockedAmong } from '../policy/visibility.js';
 import { messageNow } from './message-clock.js';
 import { findConversationFor, findDirectConversationId, findMessage, findMessageIn, isParticipant, listConversations, listMessages, participantIds } from './messages.queries.js';
 import {

@@ -9,7 +9,7 @@ import type { PostType } from '../../models/index.js';
 import { platform } from '../../platform/index.js';
 import { currentDb, transaction } from '../../platform/db.js';
 import { notifyMentions } from './mentions.js';
-import { requireViewablePost, requireViewablePostById } from './post-visibility.js';
+import { requireViewablePost, requireViewablePostById } from '../policy/post-visibility.js';
 import { loadPost } from './posts.queries.js';
 import { serializePost, type PostBody } from './posts.serializer.js';
 import './posts.events.js';

@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { PendingEvents } from '../../core/events.js';
 import type { DbOrTx } from '../../platform/db.js';
 import { notifyMany } from '../notifications/notifications.service.js';
-import { notBlockedWith } from '../safety/visibility.js';
+import { notBlockedWith } from '../policy/visibility.js';
 
 /**
  * `@username` in a post or a comment notifies that user (`mention`), once per item, never the author

@@ -5,7 +5,7 @@ import { pollOptions, polls } from '../../models/index.js';
 import { platform } from '../../platform/index.js';
 import { transaction, type Tx } from '../../platform/db.js';
 import { loadPollsOfPosts } from './posts.queries.js';
-import { requireViewablePostById } from './post-visibility.js';
+import { requireViewablePostById } from '../policy/post-visibility.js';
 import { serializePoll, type PollData } from './posts.serializer.js';
 import './posts.events.js';
 

@@ -1,5 +1,5 @@
 import { defineChannel } from '../../core/channels.js';
-import { requireViewablePostById } from './post-visibility.js';
+import { requireViewablePostById } from '../policy/post-visibility.js';
 
 /**
  * `subscribe {channel: 'post', id}` while a post is open on screen: comments, poll results and coalesced

@@ -299,24 +299,7 @@ export async function loadPollsOfPosts(postIds: string[], viewerId: string | nul
   return out;
 }
 
-/** What a post's access and side effects need, without its attachments. */
-export interface PostHead {
-  id: string;
-  userId: string;
-  postType: PostType;
-  locationId: string | null;
-  communityId: string | null;
-  /** Hidden by moderation (post-visibility.ts decides who still sees it). */
-  hidden: boolean;
-}
-
-export async function findPostHead(id: string, db: DbOrTx = currentDb()): Promise<PostHead | null> {
-  const { rows } = await db.execute<{ id: string; user_id: string; post_type: PostType; location_id: string | null; community_id: string | null; hidden: boolean }>(
-    sql`SELECT id, user_id, post_type, location_id, community_id, hidden_at IS NOT NULL AS hidden FROM posts WHERE id = ${id}::uuid`,
-  );
-  const r = rows[0];
-  return r ? { id: r.id, userId: r.user_id, postType: r.post_type, locationId: r.location_id, communityId: r.community_id, hidden: r.hidden } : null;
-}
+export { findPostHead, type PostHead } from '../policy/heads.js';
 
 /** The author's stored location (posts take it; the client sends none). */
 export async function findAuthorLocation(userId: string, db: DbOrTx = currentDb()): Promise<{ id: string; name: string } | null> {

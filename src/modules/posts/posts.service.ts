@@ -8,10 +8,10 @@ import { transaction } from '../../platform/db.js';
 import { loadPost, loadPosts } from './posts.queries.js';
 import { serializePost, type PostBody } from './posts.serializer.js';
 import { onCommunityPostDeleted } from './targets.js';
-import { postListedFor, requireViewablePost } from './post-visibility.js';
+import { postListedFor, requireViewablePost } from '../policy/post-visibility.js';
 import { postScope, recordDeletions } from '../deletions/deletions.service.js';
 import './posts.events.js';
-import { notBlockedWith, notHiddenFrom } from '../safety/visibility.js';
+import { notBlockedWith, notHiddenFrom } from '../policy/visibility.js';
 
 /** Reads and the author's delete. Lists load one page of ids, then the page's posts in one batch. */
 export async function getPost(ctx: RequestContext, postId: string): Promise<PostBody> {

@@ -4,7 +4,7 @@ import { platform } from '../../platform/index.js';
 import { transaction } from '../../platform/db.js';
 import { notify } from '../notifications/notifications.service.js';
 import { toggleReaction } from './reactions.js';
-import { requireViewablePostById } from './post-visibility.js';
+import { requireViewablePostById } from '../policy/post-visibility.js';
 import './posts.events.js';
 
 export interface LikeAnswer {

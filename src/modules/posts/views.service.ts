@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import type { RequestContext } from '../../core/context.js';
 import { notFound } from '../../core/errors.js';
-import { requireViewablePostById } from './post-visibility.js';
+import { requireViewablePostById } from '../policy/post-visibility.js';
 import { platform } from '../../platform/index.js';
 import { transaction, type DbOrTx } from '../../platform/db.js';
 import './posts.events.js';

@@ -7,7 +7,7 @@ import { transaction } from '../../platform/db.js';
 import { BLOCKS, type SafetyRelation } from './relations.js';
 import { deleteRelation, findRelation, insertRelation, listRelations, userExists } from './safety.queries.js';
 import { serializeRelation, type SafetyRelationBody } from './safety.serializer.js';
-import { hidesAuthor } from './visibility.js';
+import { hidesAuthor } from '../policy/visibility.js';
 
 declare module '../../core/events.js' {
   interface DomainEventMap {

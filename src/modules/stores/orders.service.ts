@@ -7,7 +7,7 @@ import { orders, products, stores, type OrderRow, type OrderStatus } from '../..
 import { platform } from '../../platform/index.js';
 import { transaction, type Tx } from '../../platform/db.js';
 import { notify } from '../notifications/notifications.service.js';
-import { isBlockedBetween } from '../safety/visibility.js';
+import { isBlockedBetween } from '../policy/visibility.js';
 import { MAX_CENTS, fromCents, toCents } from './money.js';
 import { serializeOrder, type OrderBody } from './orders.serializer.js';
 import { isStatusChange, type OrderParty } from './order-transitions.js';

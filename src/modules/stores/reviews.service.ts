@@ -7,7 +7,7 @@ import { products, reviews, stores, type ReviewRow } from '../../models/index.js
 import { platform } from '../../platform/index.js';
 import { currentDb, transaction } from '../../platform/db.js';
 import { emitStoreEvent } from '../webhooks/webhooks.events.js';
-import { isBlockedBetween, notBlockedWith } from '../safety/visibility.js';
+import { isBlockedBetween, notBlockedWith } from '../policy/visibility.js';
 import { violates } from './uploads.js';
 import { serializeReview, type ReviewBody } from './reviews.serializer.js';
 

@@ -2,8 +2,8 @@ import { sql } from 'drizzle-orm';
 import { currentDb } from '../../platform/db.js';
 import type { DeletionType } from '../../models/deletions.js';
 import type { SyncRooms } from './sync-scope.js';
-import { commentListedFor, postListedFor } from '../posts/post-visibility.js';
-import { blocksWith, notBlockedWith } from '../safety/visibility.js';
+import { commentListedFor, postListedFor } from '../policy/post-visibility.js';
+import { blocksWith, notBlockedWith } from '../policy/visibility.js';
 
 /** An item of realtime.sync's `deleted` (DESIGN.md section 5). */
 export interface DeletionBody {

@@ -2,9 +2,9 @@ import { sql } from 'drizzle-orm';
 import type { AuthedContext } from '../../core/context.js';
 import { currentDb } from '../../platform/db.js';
 import { loadPosts } from '../posts/posts.queries.js';
-import { notHiddenFrom } from '../safety/visibility.js';
+import { notHiddenFrom } from '../policy/visibility.js';
 import { serializePost, type PostBody } from '../posts/posts.serializer.js';
-import { postListedFor } from '../posts/post-visibility.js';
+import { postListedFor } from '../policy/post-visibility.js';
 import type { SyncRooms } from './sync-scope.js';
 
 /**

@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { AuthedContext } from '../../core/context.js';
 import { findChannel } from '../../core/channels.js';
 import { currentDb } from '../../platform/db.js';
-import { canViewCommunityPosts } from '../posts/post-visibility.js';
+import { canViewCommunityPosts } from '../policy/post-visibility.js';
 
 export interface SyncRooms {
   locationIds: string[];

@@ -2,7 +2,7 @@ import { eq, inArray, sql } from 'drizzle-orm';
 import { platform } from '../../platform/index.js';
 import { currentDb, type Db, type DbOrTx } from '../../platform/db.js';
 import { users, locations, type UserRow } from '../../models/index.js';
-import { notBlockedWith } from '../safety/visibility.js';
+import { notBlockedWith } from '../policy/visibility.js';
 
 /** A user row with what its public shape needs (location name; store and communities as their modules land). */
 export interface UserWithRelations extends UserRow {

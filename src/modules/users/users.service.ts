@@ -12,7 +12,7 @@ import { recordAccessChange } from '../accounts/access-changes.js';
 import { countNearbyUsers, findUserById, findUserByUsername, findUsersByIds, nearbyUserIds } from './users.queries.js';
 import { serializeUser, serializeUserSummary, type UserBody } from './users.serializer.js';
 import { moveUserToAddress, type Hierarchy } from '../locations/membership.service.js';
-import { notBlockedWith } from '../safety/visibility.js';
+import { notBlockedWith } from '../policy/visibility.js';
 
 declare module '../../core/events.js' {
   interface DomainEventMap {
@@ -45,6 +45,7 @@ export interface ProfileUpdate {
   relationship_status?: UserRow['relationshipStatus'];
   profile_picture?: ProcessedImage;
   banner?: ProcessedImage;
+  discoverable?: boolean;
   location?: { country?: string | null; state?: string | null; city?: string | null; latitude?: number; longitude?: number };
 }
 
@@ -63,6 +64,7 @@ export async function updateProfile(ctx: AuthedContext, input: ProfileUpdate): P
   if (input.bio !== undefined) changes.bio = input.bio;
   if (input.website !== undefined) changes.website = input.website;
   if (input.relationship_status !== undefined) changes.relationshipStatus = input.relationship_status;
+  if (input.discoverable !== undefined) changes.discoverable = input.discoverable;
   try {
     if (input.profile_picture) changes.profilePicture = await put('profile_pictures', input.profile_picture);
     if (input.banner) changes.banner = await put('users/banners', input.banner);
