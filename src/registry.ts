@@ -19,6 +19,7 @@ import { reportOperations } from './modules/safety/reports.op.js';
 import { moderationOperations } from './modules/safety/moderation.op.js';
 import { leavingOperations } from './modules/leaving/leaving.op.js';
 import { webhookOperations } from './modules/webhooks/webhooks.op.js';
+import { searchOperations } from './modules/search/search.op.js';
 
 /** Every operation of the service: mounted as REST routes, Socket.IO events and OpenAPI paths. */
 export const operations: readonly Operation[] = [
@@ -42,5 +43,6 @@ export const operations: readonly Operation[] = [
   ...moderationOperations,
   ...leavingOperations,
   ...webhookOperations,
+  ...searchOperations,
 ];
 // Realtime channels (core/channels.ts) register themselves when their module's operations are imported here.

@@ -28,6 +28,8 @@ export const users = pgTable('users', {
   isStaff: boolean('is_staff').notNull().default(false),
   isAdmin: boolean('is_admin').notNull().default(false),
   isActive: boolean('is_active').notNull().default(true),
+  /** Migration 0029: false keeps the person out of search by name, and their posts and comments out of search. */
+  discoverable: boolean('discoverable').notNull().default(true),
   referralCode: text('referral_code').notNull(),
   referrerCode: text('referrer_code'),
   referredById: uuid('referred_by_id').references((): AnyPgColumn => users.id, { onDelete: 'set null' }),

@@ -1,5 +1,5 @@
 // The embedded database's own process, forked by startEmbeddedDatabase (embedded-db.ts): PGlite with
-// PostGIS and pg_trgm, served over the PostgreSQL wire protocol on a unix socket.
+// PostGIS, pg_trgm and unaccent (search's accent folding, migration 0029), served over the PostgreSQL wire protocol on a unix socket.
 //
 // Why a process of its own: PGlite runs Postgres compiled to WASM synchronously on the JS thread, so in
 // the app's process every query blocked every request, and app and database could not use two cores.
@@ -14,6 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
+import { unaccent } from '@electric-sql/pglite/contrib/unaccent';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import { lockDataDir, lockPathOf, type DataDirLock } from './data-dir-lock.js';
 import { WireProtocolPGlite } from './embedded-db-wire.js';
@@ -48,7 +49,7 @@ async function start(opts: EmbeddedDbProcessOptions): Promise<string> {
   // PGlite's file system cannot mount a path through a symlink (Emscripten ENOTDIR): give it the real one.
   // WireProtocolPGlite: PGlite without its premature ReadyForQuery after a failed extended-query message, which
   // desynchronised pg's connection (PGlite issue 958; why and how in embedded-db-wire.ts).
-  db = new WireProtocolPGlite({ dataDir: fs.realpathSync(opts.dataDir), extensions: { postgis: slimPostgis(), pg_trgm } });
+  db = new WireProtocolPGlite({ dataDir: fs.realpathSync(opts.dataDir), extensions: { postgis: slimPostgis(), pg_trgm, unaccent } });
   await db.waitReady;
   // Idempotent: the first start with a new data dir installs PostGIS (the slow part of a cold start).
   await db.exec('CREATE EXTENSION IF NOT EXISTS postgis; CREATE EXTENSION IF NOT EXISTS pg_trgm;');

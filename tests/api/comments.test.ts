@@ -12,7 +12,7 @@ afterAll(async () => {
   await app.stop();
 });
 
-const COMMENT_FIELDS = ['id', 'user', 'post', 'content', 'parent', 'replies_count', 'likes_count', 'bookmarks_count', 'views_count', 'has_liked', 'has_bookmarked', 'created_at', 'updated_at', 'edited_at'];
+const COMMENT_FIELDS = ['id', 'user', 'post', 'content', 'parent', 'replies_count', 'likes_count', 'bookmarks_count', 'views_count', 'has_liked', 'has_bookmarked', 'created_at', 'updated_at', 'edited_at', 'tags'];
 const counters = async (postId: string) => (await sql('SELECT comments_count FROM posts WHERE id = $1', [postId]))[0].comments_count;
 
 describe('comments and replies', () => {

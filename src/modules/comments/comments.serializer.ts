@@ -21,6 +21,7 @@ export const zCommentBody = z
     created_at: z.string(),
     updated_at: z.string(),
     edited_at: z.string().nullable().describe('When its author last changed its text; null until then (earlier versions: GET /api/posts/comments/{comment_id}/history/)'),
+    tags: z.array(z.string()).describe('Its hashtags, lower case, in order of first use'),
   })
   .meta({ id: 'Comment' });
 export type CommentBody = z.infer<typeof zCommentBody>;
@@ -41,5 +42,6 @@ export function serializeComment(c: CommentRecord, ctx: Pick<RequestContext, 'ba
     created_at: c.createdAt.toISOString(),
     updated_at: c.updatedAt.toISOString(),
     edited_at: c.editedAt?.toISOString() ?? null,
+    tags: c.tags,
   };
 }

@@ -56,6 +56,8 @@ export interface PostRecord {
   title: string | null;
   content: string;
   contentWarning: string | null;
+  /** Migration 0029: its hashtags, lower case, in order of first use. */
+  tags: string[];
   locationId: string | null;
   locationName: string | null;
   communityId: string | null;
@@ -90,6 +92,7 @@ export type PostSqlRow = {
   title: string | null;
   content: string;
   content_warning: string | null;
+  tags: string[];
   location_id: string | null;
   location_name: string | null;
   community_id: string | null;
@@ -162,7 +165,7 @@ export async function insertTextPostAtHome(
  * reads the posts together with something else (the feeds read a ranked page and its posts in one statement).
  */
 export function postColumns(viewerId: string | SQLWrapper | null): SQL {
-  return sql`p.id, p.post_type, p.title, p.content, p.content_warning, p.location_id, l.name AS location_name, p.community_id,
+  return sql`p.id, p.post_type, p.title, p.content, p.content_warning, p.tags, p.location_id, l.name AS location_name, p.community_id,
            p.shared_product_id, p.shared_store_id, p.shared_community_id,
            p.likes_count, p.comments_count, p.views_count, p.created_at, p.updated_at, p.edited_at,
            u.id AS user_id, u.username, u.display_name, u.profile_picture, p.hidden_at IS NOT NULL AS hidden,
@@ -190,6 +193,7 @@ export async function completePosts(rows: readonly PostSqlRow[], viewerId: strin
       title: r.title,
       content: r.content,
       contentWarning: r.content_warning,
+      tags: r.tags ?? [],
       locationId: r.location_id,
       locationName: r.location_name,
       communityId: r.community_id,

@@ -39,6 +39,7 @@ const profileFields = z.object({
   relationship_status: z.preprocess((v) => (v === '' ? null : v), z.enum(RELATIONSHIP_STATUSES, { error: (i) => `"${String(i.input)}" is not a valid choice.` }).nullable().optional()),
   profile_picture: zImageFile().optional(),
   banner: zImageFile().optional(),
+  discoverable: zBool().optional(),
   location: jsonObject(
     z
       .object({ country: zLevel(), state: zLevel(), city: zLevel(), latitude: zLatitude().optional(), longitude: zLongitude().optional() })

@@ -27,6 +27,7 @@ export const zUserBody = z
     owned_communities: z.array(zUserRef('A community the user owns')),
     created_at: z.string(),
     updated_at: z.string(),
+    discoverable: z.boolean().optional().describe('Whether search finds the person by name, and their posts and comments (default true). Only for the user themself and for staff.'),
   })
   .meta({ id: 'User' });
 export type UserBody = z.infer<typeof zUserBody>;
@@ -93,6 +94,7 @@ function userBody(user: UserWithRelations, baseUrl: string, withEmail: boolean):
     owned_communities: user.ownedCommunities,
     created_at: user.createdAt.toISOString(),
     updated_at: user.updatedAt.toISOString(),
+    ...(withEmail ? { discoverable: user.discoverable } : {}),
   };
 }
 

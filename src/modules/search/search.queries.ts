@@ -1,0 +1,231 @@
+import { sql, type SQL } from 'drizzle-orm';
+import { currentDb, type DbOrTx } from '../../platform/db.js';
+import { notBlockedWith, notHiddenFrom } from '../safety/visibility.js';
+import { commentListedFor, postListedFor } from '../posts/post-visibility.js';
+import type { ParsedQuery, Term } from './query-parser.js';
+
+/**
+ * The search's SQL (docs/modules/search.md). Text goes through the generated `search_vector` columns and their GIN
+ * indexes (migration 0029); names also through the trigram indexes (typos). Every statement here is the one the
+ * bench's bare script runs beside the service (bench/cases/search.ts), so they are built by exported functions.
+ */
+
+/** A word as a to_tsquery operand: quoted, which is safe since words hold letters and digits only (query-parser.ts). */
+const lexeme = (text: string) => `'${text.replace(/'/g, '')}':*`;
+
+function termQuery(t: Term): SQL | null {
+  switch (t.kind) {
+    case 'word':
+      return t.prefix
+        ? sql`(to_tsquery('hl_search', ${lexeme(t.text)}) || to_tsquery('hl_search_prefix', ${lexeme(t.text)}))`
+        : sql`plainto_tsquery('hl_search', ${t.text})`;
+    case 'phrase':
+      return sql`phraseto_tsquery('hl_search', ${t.text})`;
+    case 'exclude':
+      return t.phrase ? sql`(!! phraseto_tsquery('hl_search', ${t.text}))` : sql`(!! plainto_tsquery('hl_search', ${t.text}))`;
+    default:
+      return null;
+  }
+}
+
+/** What the text must match, and what a highlighter marks (the positive terms, any of them). */
+export function tsQueryStatement(parsed: ParsedQuery): SQL | null {
+  const all = parsed.terms.map(termQuery).filter((s): s is SQL => s !== null);
+  if (!all.length) return null;
+  const positive = parsed.terms
+    .filter((t) => t.kind === 'word' || t.kind === 'phrase')
+    .map((t) => (t.kind === 'word' && t.prefix ? sql`to_tsquery('hl_search', ${lexeme(t.text)})` : termQuery(t)!));
+  const must = sql.join(all, sql` && `);
+  const marks = positive.length ? sql.join(positive, sql` || `) : sql`''::tsquery`;
+  return sql`SELECT (${must})::text AS must, numnode(${must}) AS nodes, (${marks})::text AS marks`;
+}
+
+export interface TextQuery {
+  /** The tsquery every row must match (text form), or null: no text condition (tags or usernames only). */
+  must: string | null;
+  /** The tsquery of the words to mark in snippets. */
+  marks: string;
+}
+
+export async function resolveTextQuery(parsed: ParsedQuery, db: DbOrTx = currentDb()): Promise<TextQuery | 'nothing'> {
+  const statement = tsQueryStatement(parsed);
+  if (!statement) return { must: null, marks: '' };
+  const { rows } = await db.execute<{ must: string; nodes: number; marks: string }>(statement);
+  const r = rows[0];
+  // Only stop words ("the", "of"): nothing to look for, unless a tag or a username says what.
+  if (!r || Number(r.nodes) === 0 || r.must === '') return parsed.terms.some((t) => t.kind === 'tag' || t.kind === 'user') ? { must: null, marks: r?.marks ?? '' } : 'nothing';
+  return { must: r.must, marks: r.marks };
+}
+
+export type Origin = { latitude: number; longitude: number } | null;
+
+const originSql = (origin: Origin): SQL =>
+  origin ? sql`ST_SetSRID(ST_MakePoint(${origin.longitude}::float8, ${origin.latitude}::float8), 4326)::geography` : sql`NULL::geography`;
+
+/** Distance in metres from the origin (null when either is unknown), on the sphere like the feeds. */
+const distance = (column: SQL, origin: Origin): SQL => (origin ? sql`ST_Distance(${column}, ${originSql(origin)}, false)` : sql`NULL::float8`);
+
+export interface Page {
+  limit: number;
+  offset: number;
+}
+
+export interface ItemQuery {
+  viewerId: string | null;
+  text: TextQuery;
+  tags: string[];
+  /** @name terms: items written by these usernames (case-insensitive). */
+  usernames: string[];
+  origin: Origin;
+  page: Page;
+}
+
+/** Relevance, rounded so that matches about as good are ordered by distance and then by recency. */
+const relevance = (vector: SQL, text: TextQuery): SQL => (text.must ? sql`round(ts_rank(${vector}, ${text.must}::tsquery)::numeric, 2)` : sql`0::numeric`);
+const textMatch = (vector: SQL, text: TextQuery): SQL => (text.must ? sql`${vector} @@ ${text.must}::tsquery` : sql`TRUE`);
+const tagMatch = (column: SQL, tags: string[]): SQL => (tags.length ? sql`${column} @> ${sql.param(tags)}::text[]` : sql`TRUE`);
+const authorMatch = (column: SQL, usernames: string[]): SQL =>
+  usernames.length ? sql`${column} IN (SELECT su.id FROM users su WHERE lower(su.username) = ANY(${sql.param(usernames.map((u) => u.toLowerCase()))}::text[]))` : sql`TRUE`;
+
+/** Who wrote it may be found: discoverable, or the caller. */
+const findableAuthor = (viewerId: string | null, alias: string): SQL =>
+  viewerId ? sql`(${sql.raw(alias)}.discoverable OR ${sql.raw(alias)}.id = ${viewerId}::uuid)` : sql`${sql.raw(alias)}.discoverable`;
+
+/**
+ * The one post rule in SQL (policy/post-visibility.ts): a community's posts for signed-in callers only; a hidden post
+ * for its author only; nobody in a block with the caller, either way, nor anyone the caller muted (a list).
+ */
+export function postVisibleTo(viewerId: string | null, alias = 'p'): SQL {
+  const a = sql.raw(alias);
+  return sql`(${viewerId ? sql`TRUE` : sql`${a}.community_id IS NULL`}) AND ${postListedFor(viewerId, alias)} AND ${notHiddenFrom(viewerId, sql`${a}.user_id`)}`;
+}
+
+/** The statement of a page of posts: ids and ranking keys, with the total. */
+export function postsStatement(q: ItemQuery): SQL {
+  return sql`
+    SELECT p.id, ${relevance(sql`p.search_vector`, q.text)} AS relevance, ${distance(sql`coalesce(l.center, l.point)`, q.origin)} AS distance,
+           p.created_at, count(*) OVER ()::int AS total
+      FROM posts p JOIN users u ON u.id = p.user_id LEFT JOIN locations l ON l.id = p.location_id
+     WHERE ${textMatch(sql`p.search_vector`, q.text)} AND ${tagMatch(sql`p.tags`, q.tags)} AND ${authorMatch(sql`p.user_id`, q.usernames)}
+       AND ${findableAuthor(q.viewerId, 'u')} AND ${postVisibleTo(q.viewerId)}
+     ORDER BY relevance DESC, distance ASC NULLS LAST, p.created_at DESC, p.id
+     LIMIT ${q.page.limit} OFFSET ${q.page.offset}`;
+}
+
+/** A comment's own part of the rule: itself and every comment above it not hidden (else its author alone sees it). */
+function commentUnhiddenChain(viewerId: string | null): SQL {
+  return sql`(${commentListedFor(viewerId)} AND (${viewerId ? sql`c.user_id = ${viewerId}::uuid OR ` : sql``}c.parent_id IS NULL OR NOT EXISTS (
+      WITH RECURSIVE up(id) AS (SELECT c.parent_id UNION ALL SELECT x.parent_id FROM comments x JOIN up ON x.id = up.id WHERE x.parent_id IS NOT NULL)
+      SELECT 1 FROM up JOIN comments a ON a.id = up.id WHERE a.hidden_at IS NOT NULL)))`;
+}
+
+export function commentsStatement(q: ItemQuery): SQL {
+  return sql`
+    SELECT c.id, ${relevance(sql`c.search_vector`, q.text)} AS relevance, ${distance(sql`coalesce(l.center, l.point)`, q.origin)} AS distance,
+           c.created_at, count(*) OVER ()::int AS total
+      FROM comments c JOIN users u ON u.id = c.user_id JOIN posts p ON p.id = c.post_id JOIN users pu ON pu.id = p.user_id
+      LEFT JOIN locations l ON l.id = p.location_id
+     WHERE ${textMatch(sql`c.search_vector`, q.text)} AND ${tagMatch(sql`c.tags`, q.tags)} AND ${authorMatch(sql`c.user_id`, q.usernames)}
+       AND ${findableAuthor(q.viewerId, 'u')} AND ${postVisibleTo(q.viewerId)}
+       AND ${notHiddenFrom(q.viewerId, sql`c.user_id`)} AND ${commentUnhiddenChain(q.viewerId)}
+     ORDER BY relevance DESC, distance ASC NULLS LAST, c.created_at DESC, c.id
+     LIMIT ${q.page.limit} OFFSET ${q.page.offset}`;
+}
+
+export interface NameQuery {
+  viewerId: string | null;
+  text: TextQuery;
+  /** The words as typed, for trigram similarity (typos); '' for none. */
+  name: string;
+  usernames: Array<{ username: string; prefix: boolean }>;
+  origin: Origin;
+  page: Page;
+}
+
+/** Matches the words, or the name is like the words typed (pg_trgm's `%`, similarity at least 0.3: one typo in a short name). */
+const nameMatch = (vector: SQL, nameColumns: SQL[], q: NameQuery): SQL => {
+  const parts: SQL[] = [];
+  if (q.text.must) parts.push(sql`${vector} @@ ${q.text.must}::tsquery`);
+  if (q.name.length >= 3) for (const c of nameColumns) parts.push(sql`${c} % ${q.name}`);
+  return parts.length ? sql`(${sql.join(parts, sql` OR `)})` : sql`FALSE`;
+};
+const nameRelevance = (vector: SQL, nameColumns: SQL[], q: NameQuery): SQL => {
+  const parts: SQL[] = [q.text.must ? sql`ts_rank(${vector}, ${q.text.must}::tsquery)` : sql`0`];
+  if (q.name.length >= 3) for (const c of nameColumns) parts.push(sql`similarity(${c}, ${q.name})`);
+  return sql`round(greatest(${sql.join(parts, sql`, `)})::numeric, 2)`;
+};
+
+export function usersStatement(q: NameQuery): SQL {
+  const byUsername = q.usernames.map((u) => (u.prefix ? sql`lower(u.username) LIKE ${likePrefix(u.username)}` : sql`lower(u.username) = ${u.username.toLowerCase()}`));
+  const match = byUsername.length
+    ? sql`(${sql.join(byUsername, sql` OR `)})`
+    : nameMatch(sql`u.search_vector`, [sql`u.username`, sql`u.display_name`], q);
+  const rel = byUsername.length ? sql`1::numeric` : nameRelevance(sql`u.search_vector`, [sql`u.username`, sql`u.display_name`], q);
+  return sql`
+    SELECT u.id, ${rel} AS relevance, ${distance(sql`coalesce(l.center, l.point)`, q.origin)} AS distance, count(*) OVER ()::int AS total
+      FROM users u LEFT JOIN locations l ON l.id = u.location_id
+     WHERE ${match} AND u.is_active AND ${findableAuthor(null, 'u')} AND ${notHiddenFrom(q.viewerId, sql`u.id`)}
+     ORDER BY relevance DESC, distance ASC NULLS LAST, u.username, u.id
+     LIMIT ${q.page.limit} OFFSET ${q.page.offset}`;
+}
+
+const likePrefix = (s: string) => `${s.toLowerCase().replace(/[\\%_]/g, (m) => `\\${m}`)}%`;
+
+export function storesStatement(q: NameQuery): SQL {
+  return sql`
+    SELECT s.id, ${nameRelevance(sql`s.search_vector`, [sql`s.name`], q)} AS relevance, ${distance(sql`s.point`, q.origin)} AS distance, count(*) OVER ()::int AS total
+      FROM stores s
+     WHERE ${nameMatch(sql`s.search_vector`, [sql`s.name`], q)} AND ${notBlockedWith(q.viewerId, sql`s.owner_id`)}
+     ORDER BY relevance DESC, distance ASC NULLS LAST, s.created_at DESC, s.id
+     LIMIT ${q.page.limit} OFFSET ${q.page.offset}`;
+}
+
+export function productsStatement(q: NameQuery): SQL {
+  return sql`
+    SELECT pr.id, ${nameRelevance(sql`pr.search_vector`, [sql`pr.name`], q)} AS relevance, ${distance(sql`s.point`, q.origin)} AS distance, count(*) OVER ()::int AS total
+      FROM products pr JOIN stores s ON s.id = pr.store_id
+     WHERE ${nameMatch(sql`pr.search_vector`, [sql`pr.name`], q)} AND ${notBlockedWith(q.viewerId, sql`s.owner_id`)}
+     ORDER BY relevance DESC, distance ASC NULLS LAST, pr.created_at DESC, pr.id
+     LIMIT ${q.page.limit} OFFSET ${q.page.offset}`;
+}
+
+export function communitiesStatement(q: NameQuery): SQL {
+  return sql`
+    SELECT c.id, ${nameRelevance(sql`c.search_vector`, [sql`c.name`], q)} AS relevance, ${distance(sql`coalesce(l.center, l.point)`, q.origin)} AS distance, count(*) OVER ()::int AS total
+      FROM communities c LEFT JOIN locations l ON l.id = c.location_id
+     WHERE ${nameMatch(sql`c.search_vector`, [sql`c.name`], q)} AND ${q.viewerId ? sql`TRUE` : sql`FALSE`}
+     ORDER BY relevance DESC, distance ASC NULLS LAST, c.members_count DESC, c.id
+     LIMIT ${q.page.limit} OFFSET ${q.page.offset}`;
+}
+
+export function placesStatement(q: NameQuery): SQL {
+  return sql`
+    SELECT l.id, l.name, l.city, l.neighbourhood, l.center_latitude, l.center_longitude, l.total_users,
+           ${nameRelevance(sql`l.search_vector`, [sql`l.name`], q)} AS relevance, ${distance(sql`coalesce(l.center, l.point)`, q.origin)} AS distance, count(*) OVER ()::int AS total
+      FROM locations l
+     WHERE ${nameMatch(sql`l.search_vector`, [sql`l.name`], q)}
+     ORDER BY relevance DESC, distance ASC NULLS LAST, l.total_users DESC, l.id
+     LIMIT ${q.page.limit} OFFSET ${q.page.offset}`;
+}
+
+/** Tags equal to a #tag or a word typed, or starting with the last one; by how many neighbourhood posts carry them. */
+export function tagsStatement(exact: string[], prefix: string | null, page: Page): SQL {
+  const conditions: SQL[] = [];
+  if (exact.length) conditions.push(sql`tag = ANY(${sql.param(exact)}::text[])`);
+  if (prefix) conditions.push(sql`tag LIKE ${likePrefix(prefix)}`);
+  if (!conditions.length) conditions.push(sql`FALSE`);
+  return sql`
+    SELECT tag, count(*)::int AS posts_count, count(*) OVER ()::int AS total
+      FROM post_tag_uses WHERE ${sql.join(conditions, sql` OR `)}
+     GROUP BY tag ORDER BY posts_count DESC, tag
+     LIMIT ${page.limit} OFFSET ${page.offset}`;
+}
+
+/** Snippets: ts_headline marks the stemmed matches with \u0001 … \u0002 (search.service.ts turns them into offsets). */
+export function headlinesStatement(table: 'posts' | 'comments', ids: string[], marks: string): SQL {
+  const text = table === 'posts' ? sql`coalesce(t.title || E'\n', '') || t.content` : sql`t.content`;
+  const headline = marks
+    ? sql`ts_headline('hl_search', ${text}, ${marks}::tsquery, 'StartSel=' || chr(1) || ', StopSel=' || chr(2) || ', MaxWords=35, MinWords=15, ShortWord=2, HighlightAll=false')`
+    : sql`left(${text}, 400)`;
+  return sql`SELECT t.id, ${headline} AS headline FROM ${sql.raw(table)} t WHERE t.id = ANY(${sql.param(ids)}::uuid[])`;
+}

@@ -1,0 +1,315 @@
+import { startTestApp, unique, type TestApp } from '../helpers/test-app.js';
+import { sql } from '../helpers/sql.js';
+import { aComment, aPost } from '../builders/posts.js';
+import { aCity, aResidentAt } from '../builders/feeds.js';
+import { aBlock, aMute } from '../builders/safety.js';
+import { aCommunity } from '../builders/communities.js';
+import { aProduct, aStore } from '../builders/stores.js';
+import type { TestUser } from '../builders/users.js';
+
+/**
+ * search.query, the tag feed and trending tags (DESIGN.md section 11, docs/modules/search.md). Every rule is asked over
+ * REST and over the socket, which must answer the same status and body. Each test writes words of its own (a random
+ * marker word), so what earlier runs left in the database never matches.
+ */
+let app: TestApp;
+beforeAll(async () => {
+  app = await startTestApp({ RATE_LIMITS: 'off' });
+});
+afterAll(async () => {
+  await app.stop();
+});
+
+/** A word nobody else wrote: letters only (digits would split differently under stemming). */
+const marker = () => `zq${unique('').replace(/[0-9]/g, (d) => 'abcdefghij'[Number(d)])}`;
+
+/** Search over both transports; asserts they agree and answers the body. */
+async function search(as: TestUser | null, query: Record<string, unknown>, status = 200): Promise<any> {
+  const opts = as ? { token: as.token } : {};
+  const rest = await app.rest('GET', '/api/search/', { ...opts, query });
+  expect(rest.status).toBe(status);
+  const socket = await app.emit('search.query', query, opts);
+  expect(socket).toEqual({ status: rest.status, body: rest.body });
+  return rest.body;
+}
+const postIds = (body: any): string[] => (body.posts ?? body).results.map((p: any) => p.id);
+
+describe('search.query: input', () => {
+  test('when q is missing, empty or longer than 200 characters, then 400 {q: [...]} over both transports', async () => {
+    for (const q of [undefined, '', 'x'.repeat(201)]) {
+      const body = await search(null, q === undefined ? {} : { q }, 400);
+      expect(body).toEqual({ q: [expect.any(String)] });
+    }
+    expect(await search(null, { q: 'x'.repeat(200) })).toMatchObject({ posts: { count: expect.any(Number) } });
+    expect(await search(null, { q: 'bread', type: 'everything' }, 400)).toEqual({ type: [expect.any(String)] });
+  });
+
+  test('when what is typed is odd (quotes, lone signs, operators of other engines, only stop words), then 200 and never an error', async () => {
+    for (const q of ['"', '-', '#', '@', '!!', "'", 'a & b | c', '(x', ':*', '\\', '"unclosed phrase', '- -"" #!', 'the of and', '--x', '日本語', '😀']) {
+      const body = await search(null, { q });
+      expect(Object.keys(body).sort()).toEqual(['comments', 'communities', 'places', 'posts', 'products', 'stores', 'tags', 'users']);
+    }
+  });
+});
+
+describe('search.query: matching', () => {
+  let city: ReturnType<typeof aCity>;
+  let alice: TestUser & { locationId: string };
+  let m: string;
+  const posts: Record<string, any> = {};
+  beforeAll(async () => {
+    city = aCity();
+    alice = await aResidentAt(app, city);
+    m = marker();
+    posts.plumber = await aPost(app, alice, { content: `Who knows a good plumber? ${m} asking for the kitchen sink` });
+    posts.cafe = await aPost(app, alice, { content: `The new Café on the corner ${m} has great bread` });
+    posts.phrase = await aPost(app, alice, { content: `${m} a street party is planned; bring chairs` });
+    posts.scattered = await aPost(app, alice, { content: `${m} the party on our street was loud` });
+    posts.tagged = await aPost(app, alice, { content: `Join the #StreetParty_${m} on Saturday` });
+  });
+
+  test('when a word is searched in another form or without its accent, then the post is found (stemming, accent folding)', async () => {
+    expect(postIds(await search(alice, { q: `${m} plumbers` }))).toEqual([posts.plumber.id]);
+    expect(postIds(await search(alice, { q: `${m} cafe` }))).toEqual([posts.cafe.id]);
+    expect(postIds(await search(null, { q: `${m} CAFÉ`, type: 'posts' }))).toEqual([posts.cafe.id]);
+  });
+
+  test('when the last word is unfinished, then it matches as the start of a word; an earlier unfinished word does not', async () => {
+    expect(postIds(await search(alice, { q: `${m} plumb` }))).toEqual([posts.plumber.id]);
+    expect(postIds(await search(alice, { q: `${m} kitch` }))).toEqual([posts.plumber.id]);
+    expect(postIds(await search(alice, { q: `kitch ${m}` }))).toEqual([]);
+    expect(postIds(await search(alice, { q: `${m} plumb ` }))).toEqual([]);
+  });
+
+  test('when every word must match, a quoted phrase keeps its order and -word excludes', async () => {
+    expect(postIds(await search(alice, { q: `${m} street party`, type: 'posts' })).sort()).toEqual([posts.phrase.id, posts.scattered.id].sort());
+    expect(postIds(await search(alice, { q: `${m} "street party"`, type: 'posts' }))).toEqual([posts.phrase.id]);
+    expect(postIds(await search(alice, { q: `${m} street party -loud`, type: 'posts' }))).toEqual([posts.phrase.id]);
+    expect(postIds(await search(alice, { q: `${m} -"street party" party`, type: 'posts' }))).toEqual([posts.scattered.id]);
+    expect(postIds(await search(alice, { q: `-${m}` }))).toEqual([]);
+    expect(postIds(await search(alice, { q: `${m} plumber bread` }))).toEqual([]);
+  });
+
+  test('when #tag is searched, then the posts carrying the hashtag are found, and the tag itself', async () => {
+    const body = await search(alice, { q: `#streetparty_${m}` });
+    expect(postIds(body)).toEqual([posts.tagged.id]);
+    expect(body.tags.results).toEqual([{ tag: `streetparty_${m}`, posts_count: 1 }]);
+    expect(posts.tagged.tags).toEqual([`streetparty_${m}`]);
+  });
+
+  test('when @name is searched, then that person is found and their posts', async () => {
+    const body = await search(null, { q: `@${alice.username}` });
+    expect(body.users.results.map((u: any) => u.id)).toEqual([alice.id]);
+    expect(body.posts.count).toBe(5);
+    expect((await search(null, { q: `@${alice.username} plumber` })).posts.results.map((p: any) => p.id)).toEqual([posts.plumber.id]);
+    expect((await search(null, { q: `@${alice.username.slice(0, -2)}` })).users.results.map((u: any) => u.id)).toContain(alice.id);
+  });
+
+  test('when a result is a post, then it carries a plain snippet of at most 200 characters and offsets of the matched words', async () => {
+    const long = await aPost(app, alice, { content: `${'Lorem ipsum dolor sit amet. '.repeat(20)}Our ${m} plumbers fixed the leaking pipes. ${'Tail words here. '.repeat(20)}` });
+    const [hit] = (await search(alice, { q: `${m} plumber leak`, type: 'posts' })).results;
+    expect(hit.id).toBe(long.id);
+    expect(hit.snippet.length).toBeLessThanOrEqual(200);
+    expect(hit.snippet).not.toMatch(/[<>\u0001\u0002]/);
+    const marked = hit.highlights.map(([a, b]: [number, number]) => hit.snippet.slice(a, b).toLowerCase());
+    expect(marked).toEqual(expect.arrayContaining([m, 'plumbers', 'leaking']));
+    const [prefixHit] = (await search(alice, { q: `${m} plumb`, type: 'posts' })).results;
+    expect(prefixHit.highlights.map(([a, b]: [number, number]) => prefixHit.snippet.slice(a, b).toLowerCase())).toEqual(expect.arrayContaining(['plumber']));
+  });
+
+  test('when names are searched with a typo, then people, stores, products, communities and places are still found', async () => {
+    const word = `Quillfeather${marker().slice(2, 6)}`;
+    const bob = await aResidentAt(app, city, 300, 0);
+    await app.rest('PATCH', '/api/users/profile/', { token: bob.token, body: { display_name: `${word} Smith` } });
+    const store = await aStore(app, bob, { name: `${word} Bakery` });
+    const product = await aProduct(app, bob, store.id, { name: `${word} sourdough` });
+    const club = await aCommunity(app, bob, { name: `${word} walkers` });
+    const typo = word.slice(0, 4) + word.slice(5); // one letter dropped
+    const body = await search(alice, { q: typo });
+    expect(body.users.results.map((u: any) => u.id)).toContain(bob.id);
+    expect(body.stores.results.map((s: any) => s.id)).toContain(store.id);
+    expect(body.products.results.map((p: any) => p.id)).toContain(product.id);
+    expect(body.communities.results.map((c: any) => c.id)).toContain(club.id);
+    // Communities are for signed-in people.
+    expect((await search(null, { q: typo })).communities).toEqual({ count: 0, results: [] });
+    const places = await search(alice, { q: city.name, type: 'places' });
+    expect(places.results.map((p: any) => p.id)).toContain(alice.locationId);
+  });
+
+  test('when one type is asked, then its paginated envelope, page size 20 by default and at most 50', async () => {
+    const w = marker();
+    for (let i = 0; i < 3; i++) await aPost(app, alice, { content: `${w} number ${i}` });
+    const page1 = await search(alice, { q: w, type: 'posts', page_size: 2 });
+    expect(page1).toMatchObject({ count: 3, previous: null, next: expect.stringContaining('page=2') });
+    expect(page1.results).toHaveLength(2);
+    const page2 = await search(alice, { q: w, type: 'posts', page_size: 2, page: 2 });
+    expect(page2).toMatchObject({ count: 3, next: null, results: [expect.any(Object)] });
+    expect(await search(alice, { q: w, type: 'posts', page_size: 2, page: 3 }, 404)).toEqual({ detail: 'Invalid page.' });
+    const all = await search(alice, { q: w });
+    expect(all.posts.count).toBe(3);
+  });
+});
+
+describe('search.query: ranking', () => {
+  test('when matches are as relevant, then the nearest place comes first, then the newest', async () => {
+    const city = aCity();
+    const near = await aResidentAt(app, city);
+    const far = await aResidentAt(app, city, 8000, 0);
+    const m = marker();
+    const farOld = await aPost(app, far, { content: `${m} ladder to lend` });
+    const nearOld = await aPost(app, near, { content: `${m} ladder to lend` });
+    const nearNew = await aPost(app, near, { content: `${m} ladder to lend` });
+    const farNew = await aPost(app, far, { content: `${m} ladder to lend` });
+    expect(postIds(await search(null, { q: `${m} ladder`, location_id: near.locationId, type: 'posts' }))).toEqual([nearNew.id, nearOld.id, farNew.id, farOld.id]);
+    expect(postIds(await search(null, { q: `${m} ladder`, location_id: far.locationId, type: 'posts' }))).toEqual([farNew.id, farOld.id, nearNew.id, nearOld.id]);
+    // The caller's own place when none is given.
+    expect(postIds(await search(far, { q: `${m} ladder`, type: 'posts' }))).toEqual([farNew.id, farOld.id, nearNew.id, nearOld.id]);
+    // Relevance first: the word in the title outranks distance.
+    const titled = await aPost(app, far, { title: `${m} ladder`, content: `${m} ladder to lend, aluminium ladder` });
+    expect(postIds(await search(null, { q: `${m} ladder`, location_id: near.locationId, type: 'posts' }))[0]).toBe(titled.id);
+    expect(await search(null, { q: m, location_id: '00000000-0000-4000-8000-000000000000' }, 404)).toEqual({ detail: expect.any(String) });
+  });
+});
+
+describe('search.query: the one post rule', () => {
+  test('when blocks, mutes, moderation, deletion, communities or discoverable stand between, then nothing unreadable is found', async () => {
+    const city = aCity();
+    const me = await aResidentAt(app, city);
+    const blocked = await aResidentAt(app, city);
+    const blocker = await aResidentAt(app, city);
+    const muted = await aResidentAt(app, city);
+    const shy = await aResidentAt(app, city);
+    const other = await aResidentAt(app, city);
+    const m = marker();
+    const p = {
+      blocked: await aPost(app, blocked, { content: `${m} from blocked` }),
+      blocker: await aPost(app, blocker, { content: `${m} from blocker` }),
+      muted: await aPost(app, muted, { content: `${m} from muted` }),
+      shy: await aPost(app, shy, { content: `${m} from shy` }),
+      hidden: await aPost(app, other, { content: `${m} hidden one` }),
+      deleted: await aPost(app, other, { content: `${m} deleted one` }),
+      fine: await aPost(app, other, { content: `${m} fine one` }),
+      mine: await aPost(app, me, { content: `${m} my own` }),
+    };
+    const club = await aCommunity(app, other);
+    const clubPost = await aPost(app, other, { content: `${m} community one`, community_id: club.id });
+    const c = {
+      underHidden: await aComment(app, other, p.hidden.id, { content: `${m} comment under hidden` }),
+      fine: await aComment(app, other, p.fine.id, { content: `${m} comment fine` }),
+      byBlocked: await aComment(app, blocked, p.fine.id, { content: `${m} comment by blocked` }),
+      hiddenParent: await aComment(app, other, p.fine.id, { content: `${m} comment hidden parent` }),
+    };
+    const reply = await aComment(app, other, p.fine.id, { content: `${m} reply under hidden comment`, parent: c.hiddenParent.id });
+    await aBlock(app, me, blocked);
+    await aBlock(app, blocker, me);
+    await aMute(app, me, muted);
+    await app.rest('PATCH', '/api/users/profile/', { token: shy.token, body: { discoverable: false } });
+    await sql(`UPDATE posts SET hidden_at = now() WHERE id = $1`, [p.hidden.id]);
+    await sql(`UPDATE comments SET hidden_at = now() WHERE id = $1`, [c.hiddenParent.id]);
+    expect((await app.rest('DELETE', `/api/feed/posts/${p.deleted.id}/`, { token: other.token })).status).toBe(204);
+
+    const mine = await search(me, { q: m });
+    expect(mine.posts.results.map((x: any) => x.id).sort()).toEqual([p.fine.id, p.mine.id, clubPost.id].sort());
+    expect(mine.comments.results.map((x: any) => x.id)).toEqual([c.fine.id]);
+    const anonymous = await search(null, { q: m, type: 'posts' });
+    const names = Object.fromEntries(Object.entries(p).map(([k, v]) => [v.id, k]));
+    expect(anonymous.results.map((x: any) => names[x.id] ?? x.id).sort()).toEqual(['blocked', 'blocker', 'muted', 'fine', 'mine'].sort());
+    expect((await search(null, { q: m, type: 'comments' })).results.map((x: any) => x.id).sort()).toEqual([c.fine.id, c.byBlocked.id].sort());
+    // Each found item reads by id; each left out the caller cannot read, or is muted (a list leaves it out) or not discoverable.
+    for (const id of postIds(mine)) expect((await app.rest('GET', `/api/feed/posts/${id}/`, { token: me.token })).status).toBe(200);
+    for (const id of [p.blocked.id, p.blocker.id, p.hidden.id, p.deleted.id]) expect((await app.rest('GET', `/api/feed/posts/${id}/`, { token: me.token })).status).toBe(404);
+    // The shy person finds their own; the hidden post's author finds it; the author of the hidden comment finds its reply's parent.
+    expect((await search(shy, { q: m, type: 'posts' })).results.map((x: any) => x.id)).toContain(p.shy.id);
+    expect((await search(other, { q: `${m} hidden`, type: 'posts' })).results.map((x: any) => x.id)).toEqual([p.hidden.id]);
+    expect((await search(other, { q: `${m} hidden`, type: 'comments' })).results.map((x: any) => x.id).sort()).toEqual([c.underHidden.id, c.hiddenParent.id, reply.id].sort());
+    // Not found by name either.
+    expect((await search(me, { q: `@${shy.username}` })).users.results).toEqual([]);
+    expect((await search(me, { q: `@${blocked.username}` })).users.results).toEqual([]);
+    expect((await search(me, { q: `@${blocker.username}` })).users.results).toEqual([]);
+    expect((await search(null, { q: `@${blocked.username}` })).users.results.map((u: any) => u.id)).toEqual([blocked.id]);
+  }, 120_000);
+});
+
+describe('discoverable on the profile', () => {
+  test('when a person turns discoverable off, then their profile and export say so, and it is true by default', async () => {
+    const city = aCity();
+    const u = await aResidentAt(app, city);
+    expect((await app.rest('GET', '/api/users/profile/', { token: u.token })).body.discoverable).toBe(true);
+    const off = await app.rest('PATCH', '/api/users/profile/', { token: u.token, body: { discoverable: false } });
+    expect(off).toMatchObject({ status: 200, body: { discoverable: false } });
+    const viaSocket = await app.emit('users.profile', {}, { token: u.token });
+    expect(viaSocket.body.discoverable).toBe(false);
+    const stranger = await aResidentAt(app, city);
+    const publicView = await app.rest('GET', `/api/users/${u.username}`, { token: stranger.token });
+    expect(publicView.body).not.toHaveProperty('discoverable');
+    const exported = await app.rest('GET', '/api/users/profile/export/', { token: u.token });
+    expect(exported.status).toBe(200);
+    expect(JSON.stringify(exported.body)).toContain('"discoverable":false');
+  });
+});
+
+describe('hashtags, the tag feed and trending tags', () => {
+  test('when posts and comments are written and edited, then their tags follow the text, lower case, once each', async () => {
+    const city = aCity();
+    const u = await aResidentAt(app, city);
+    const m = marker();
+    const post = await aPost(app, u, { content: `#Garden_${m} sale! #garden_${m} #Café #日本 C#sharp x#y http://a.b/#frag #${'a'.repeat(51)}` });
+    expect(post.tags).toEqual([`garden_${m}`, 'café', '日本']);
+    const edited = await app.rest('PATCH', `/api/feed/posts/${post.id}/`, { token: u.token, body: { content: `now #Swap_${m}` } });
+    expect(edited.body.tags).toEqual([`swap_${m}`]);
+    const read = await app.emit('posts.get', { post_id: post.id }, { token: u.token });
+    expect(read.body.tags).toEqual([`swap_${m}`]);
+    const comment = await aComment(app, u, post.id, { content: `me too #Swap_${m}` });
+    expect(comment.tags).toEqual([`swap_${m}`]);
+    const commentEdit = await app.rest('PATCH', `/api/posts/comments/${comment.id}/`, { token: u.token, body: { content: 'no tags now' } });
+    expect(commentEdit.body.tags).toEqual([]);
+    expect(postIds(await search(u, { q: `#garden_${m}` }))).toEqual([]);
+    expect(postIds(await search(u, { q: `#swap_${m}` }))).toEqual([post.id]);
+  });
+
+  test('when a tag feed is read, then the posts with the tag, nearest place first, over both transports', async () => {
+    const city = aCity();
+    const near = await aResidentAt(app, city);
+    const far = await aResidentAt(app, city, 6000, 0);
+    const tag = `fair_${marker()}`;
+    const farPost = await aPost(app, far, { content: `#${tag} far` });
+    const nearPost = await aPost(app, near, { content: `#${tag} near` });
+    await aPost(app, near, { content: `no tag ${tag}` });
+    const rest = await app.rest('GET', `/api/feed/tags/${tag.toUpperCase()}/`, { query: { location_id: far.locationId } });
+    expect(rest.status).toBe(200);
+    expect(rest.body.results.map((x: any) => x.id)).toEqual([farPost.id, nearPost.id]);
+    expect(await app.emit('feeds.tag', { tag: tag.toUpperCase(), location_id: far.locationId })).toEqual({ status: 200, body: rest.body });
+    const fromNear = await app.rest('GET', `/api/feed/tags/${tag}/`, { token: near.token });
+    expect(fromNear.body.results.map((x: any) => x.id)).toEqual([nearPost.id, farPost.id]);
+    await aBlock(app, near, far);
+    expect((await app.rest('GET', `/api/feed/tags/${tag}/`, { token: near.token })).body.results.map((x: any) => x.id)).toEqual([nearPost.id]);
+  });
+
+  test('when people tag posts near a place, then trending counts distinct people over 24 h, at most 10, without hidden posts', async () => {
+    const city = aCity();
+    const people = [await aResidentAt(app, city), await aResidentAt(app, city, 200, 0), await aResidentAt(app, city, 0, 300)];
+    const far = await aResidentAt(app, city, 30_000, 0);
+    const m = marker();
+    for (const p of people) await aPost(app, p, { content: `#popular_${m}` });
+    await aPost(app, people[0], { content: `#popular_${m} again #solo_${m}` });
+    await aPost(app, people[0], { content: `#solo_${m} twice` });
+    await aPost(app, far, { content: `#faraway_${m}` });
+    const old = await aPost(app, people[1], { content: `#old_${m}` });
+    await sql(`UPDATE post_tag_uses SET created_at = now() - interval '25 hours' WHERE post_id = $1`, [old.id]);
+    const hidden = await aPost(app, people[2], { content: `#hidden_${m}` });
+    await sql(`UPDATE posts SET hidden_at = now() WHERE id = $1`, [hidden.id]);
+    for (let i = 0; i < 10; i++) await aPost(app, people[1], { content: `#filler${i}_${m}` });
+
+    const rest = await app.rest('GET', '/api/search/trending-tags/', { query: { location_id: people[0].locationId } });
+    expect(rest.status).toBe(200);
+    expect(await app.emit('search.trending_tags', { location_id: people[0].locationId })).toEqual({ status: 200, body: rest.body });
+    const results = rest.body.results;
+    expect(results).toHaveLength(10);
+    expect(results[0]).toEqual({ tag: `popular_${m}`, posts_count: 4, people_count: 3 });
+    expect(results[1]).toEqual({ tag: `solo_${m}`, posts_count: 2, people_count: 1 });
+    const tags = results.map((r: any) => r.tag);
+    for (const t of [`faraway_${m}`, `old_${m}`, `hidden_${m}`]) expect(tags).not.toContain(t);
+    expect((await app.rest('GET', '/api/search/trending-tags/', { query: { location_id: '00000000-0000-4000-8000-000000000000' } })).status).toBe(404);
+    expect((await app.rest('GET', '/api/search/trending-tags/', { query: {} })).body).toEqual({ location_id: [expect.any(String)] });
+  });
+});
