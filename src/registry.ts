@@ -19,6 +19,8 @@ import { reportOperations } from './modules/safety/reports.op.js';
 import { moderationOperations } from './modules/safety/moderation.op.js';
 import { leavingOperations } from './modules/leaving/leaving.op.js';
 import { webhookOperations } from './modules/webhooks/webhooks.op.js';
+import { pushOperations } from './modules/push/push.op.js';
+import { notificationPreferenceOperations } from './modules/notifications/preferences.op.js';
 import { searchOperations } from './modules/search/search.op.js';
 
 /** Every operation of the service: mounted as REST routes, Socket.IO events and OpenAPI paths. */
@@ -44,5 +46,7 @@ export const operations: readonly Operation[] = [
   ...leavingOperations,
   ...webhookOperations,
   ...searchOperations,
+  ...pushOperations,
+  ...notificationPreferenceOperations,
 ];
 // Realtime channels (core/channels.ts) register themselves when their module's operations are imported here.

@@ -26,6 +26,13 @@ export const configSchema = z.object({
   DATA_DIR: z.string().default('./data'),
   REDIS_URL: optionalUrl,
   JWT_SECRET: optionalText,
+  /** Web Push's VAPID key pair (base64url, docs/push.md); unset: generated once and kept in DATA_DIR/vapid-keys.json. */
+  VAPID_PUBLIC_KEY: optionalText,
+  VAPID_PRIVATE_KEY: optionalText,
+  /** Whom a push service may contact about this sender (`mailto:` or `https:`); unset: PUBLIC_BASE_URL when https, else a placeholder. */
+  VAPID_SUBJECT: z.preprocess((v) => (v === '' ? undefined : v), z.string().regex(/^(mailto:|https:\/\/)/, 'Must start with mailto: or https://.').optional()),
+  /** `true` lets Web Push endpoints be plain http and reach loopback and private addresses: tests and private deployments only. */
+  PUSH_ALLOW_PRIVATE_ENDPOINTS: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
   ACCESS_TOKEN_LIFETIME_SECONDS: z.coerce.number().int().positive().default(3600),
   REFRESH_TOKEN_LIFETIME_SECONDS: z.coerce.number().int().positive().default(30 * 24 * 3600),
   /** argon2id's memory (KiB) and passes for new password hashes; a hash keeps its own, so changing these never locks anyone out. */

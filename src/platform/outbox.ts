@@ -73,6 +73,20 @@ export class GiveUp extends Error {
   }
 }
 
+/**
+ * Thrown by a handler: retry, but not before `at` (a push service's Retry-After). The row runs again at the later of
+ * `at` and the handler's own next delay; with no retry left it is given up like any failure.
+ */
+export class RetryAt extends Error {
+  constructor(
+    message: string,
+    readonly at: Date,
+  ) {
+    super(message);
+    this.name = 'RetryAt';
+  }
+}
+
 /** Typed at the definition, stored among the others without its kind's payload type. */
 export function defineOutboxHandler<K extends OutboxKind>(handler: OutboxHandler<K>): OutboxHandler {
   return handler as unknown as OutboxHandler;
@@ -308,6 +322,7 @@ export class OutboxWorker {
     const message = (error instanceof Error ? error.message : String(error)).slice(0, 1000);
     const giveUp = error instanceof GiveUp || job.retryAt === null;
     if (!giveUp) {
+      if (error instanceof RetryAt && error.at > job.retryAt!) job.retryAt = error.at;
       this.runsCounter?.inc({ kind: handler.kind, outcome: 'retry' });
       this.opts.log.info({ outboxId: job.id, kind: job.kind, attempt: job.attempt, retryAt: job.retryAt, error: message }, 'outbox work failed; retrying later');
       await this.opts.db.execute(sql`

@@ -18,6 +18,7 @@ type DomainEventRoutes = { [K in RoutedEventName]: (node: RealtimeNode, payload:
 export const domainEventRoutes: DomainEventRoutes = {
   'notification.created': ({ io }, { userId, notification }) => io.to(userRoom(userId)).emit('notification:created', notification),
   'notification.updated': ({ io }, { userId, notification }) => io.to(userRoom(userId)).emit('notification:updated', notification),
+  'notification.read_all': ({ io }, { userId, read_at }) => io.to(userRoom(userId)).emit('notification:read_all', { read_at }),
   // Every participant's devices, the sender's other devices included.
   // (An empty room list would broadcast to every socket: never emit without rooms.)
   'message.created': ({ io }, { participantIds, message }) => {

@@ -29,6 +29,7 @@ export const serverEvents = {
   'poll:expired': { payload: zPollChange, about: 'A poll closed' },
   'notification:created': { payload: zNotificationBody, about: "A notification of the socket's user" },
   'notification:updated': { payload: zNotificationBody, about: 'A notification changed (read on another device)' },
+  'notification:read_all': { payload: z.object({ read_at: z.string() }), about: 'Every notification of the user was marked read (on another device): clear the badge' },
   'message:created': { payload: zMessageBody, about: "A message in one of the user's conversations" },
   'conversation:read': { payload: zConversationRead, about: 'Another participant read a conversation' },
   typing: { payload: z.object({ conversation_id: z.string(), user_id: z.string() }), about: 'Another participant is typing (never stored)' },

@@ -94,9 +94,9 @@ export const logoutOp = defineOperation({
   method: 'POST',
   path: '/api/auth/logout/',
   auth: 'public',
-  summary: 'Blacklist the refresh token (cookie or {refresh}) and clear the cookie',
+  summary: 'Blacklist the refresh token (cookie or {refresh}) and clear the cookie; with push_subscription_id, that device of the caller gets no more pushes',
   tags: ['accounts'],
-  input: z.object({ refresh: z.string().optional() }),
+  input: z.object({ refresh: z.string().optional(), push_subscription_id: zUuid().optional() }),
   responses: { 200: z.object({ message: z.string() }) },
   handler: (input, ctx) => logout(input, ctx),
 });

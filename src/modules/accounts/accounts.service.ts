@@ -15,6 +15,7 @@ import { clearRefreshCookie, issueTokens, refreshCookie, REFRESH_COOKIE, revokeF
 import { verifyRefreshToken } from './tokens.js';
 import { newReferralCode } from './admin-bootstrap.js';
 import { accountBudgetKey, rememberLoginClient } from './login-clients.js';
+import { endDeviceAtLogout } from '../push/push.service.js';
 
 export interface RegisterInput {
   email: string;
@@ -173,16 +174,22 @@ export async function refresh(input: { refresh?: string }, ctx: RequestContext):
  * Logout ends this session only (the presented refresh token's family, and through sid its access
  * tokens): the user's other devices stay signed in. A socket that calls it becomes anonymous (endsSession).
  */
-export async function logout(input: { refresh?: string }, ctx: RequestContext): Promise<OperationResult> {
+export async function logout(input: { refresh?: string; push_subscription_id?: string }, ctx: RequestContext): Promise<OperationResult> {
   const presented = input.refresh ?? ctx.cookies[REFRESH_COOKIE];
   const claims = presented ? verifyRefreshToken(presented) : null;
+  let deviceEnded = false;
   if (claims) {
     await transaction(platform.db, async (tx, events) => {
       const [known] = await tx.select({ userId: refreshTokens.userId, familyId: refreshTokens.familyId }).from(refreshTokens).where(eq(refreshTokens.jti, claims.jti)).limit(1);
       if (!known || known.userId !== claims.sub) return;
       await revokeFamily(tx, known.familyId);
       await recordAccessChange(tx, events, known.userId);
+      // The device logging out gets no more pushes (DESIGN.md section 10): only one of the person's own.
+      if (input.push_subscription_id) await endDeviceAtLogout(tx, known.userId, input.push_subscription_id);
+      deviceEnded = true;
     });
   }
+  // No refresh token (a client holding only its access token): the device still ends, when the caller is known.
+  if (!deviceEnded && input.push_subscription_id && ctx.user) await endDeviceAtLogout(platform.db, ctx.user.id, input.push_subscription_id);
   return { status: 200, body: { message: 'Successfully logged out.' }, cookies: [clearRefreshCookie()], endsSession: true };
 }

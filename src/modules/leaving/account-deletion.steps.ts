@@ -11,6 +11,7 @@ import { locationsLeaving } from '../locations/locations.leaving.js';
 import { notificationsLeaving } from '../notifications/notifications.leaving.js';
 import { usersLeaving } from '../users/users.leaving.js';
 import { webhooksLeaving } from '../webhooks/webhooks.leaving.js';
+import { pushLeaving } from '../push/push.leaving.js';
 
 /**
  * Every module's part of an account deletion, run in this order in one transaction, then the user row is deleted.
@@ -37,5 +38,6 @@ export const ACCOUNT_DELETION_STEPS: readonly AccountDeletionStep[] = [
   locationsLeaving,
   notificationsLeaving,
   webhooksLeaving,
+  pushLeaving,
   usersLeaving,
 ];

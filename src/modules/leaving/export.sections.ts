@@ -8,6 +8,7 @@ import { communitiesOwnedExport, communityMembershipsExport } from '../communiti
 import { nameSuggestionsExport } from '../locations/locations.export.js';
 import { blocksExport, mutesExport, reportsExport } from '../safety/safety.export.js';
 import { webhooksExport } from '../webhooks/webhooks.export.js';
+import { pushDevicesExport } from '../push/push.export.js';
 
 /**
  * The sections of an account's export (`GET /api/users/profile/export/`), in the document's order. A module that
@@ -36,6 +37,7 @@ export const EXPORT_SECTIONS: readonly ExportSection[] = [
   mutesExport,
   reportsExport,
   webhooksExport,
+  pushDevicesExport,
 ];
 
 export const EXPORT_SECTION_NAMES = EXPORT_SECTIONS.map((s) => s.name);

@@ -1,4 +1,5 @@
 import { and, eq, sql } from 'drizzle-orm';
+import { enqueuePushes } from '../push/push.outbox.js';
 import type { RequestContext, AuthedContext } from '../../core/context.js';
 import { notFound } from '../../core/errors.js';
 import type { PendingEvents } from '../../core/events.js';
@@ -71,6 +72,8 @@ export async function notifyEach(db: DbOrTx, events: PendingEvents, items: reado
     WHERE n.actor IS NULL OR ${notHiddenFrom(sql`n.recipient`, sql`n.actor`)}
     ORDER BY n.ord
     RETURNING id`);
+  // Each recipient's devices: one push outbox row per (notification, device), in this same transaction.
+  await enqueuePushes(db, inserted.rows.map((r) => r.id));
   const rows = await findNotificationsByIds(inserted.rows.map((r) => r.id), db);
   const byId = new Map(rows.map((row) => [row.id, row]));
   const bodies: NotificationBody[] = [];

@@ -1,0 +1,182 @@
+import { sql } from 'drizzle-orm';
+import { defineOutboxHandler, GiveUp, outboxClock, RetryAt, type OutboxJob } from '../../platform/outbox.js';
+import { publishAfterCommit, type DbOrTx } from '../../platform/db.js';
+import { platform } from '../../platform/index.js';
+import { notHiddenFrom } from '../policy/visibility.js';
+import type { PushDevice, PushMessage } from './push-sender.js';
+import { pushSenders } from './push-senders.js';
+import { collapseId, fitPayload, inQuietHours, pushBody, pushTitle, pushUrgency, PUSH_TTL_SECONDS } from './push.payload.js';
+
+/**
+ * Every notification pushed to each of its recipient's devices (DESIGN.md section 10), through the outbox: one row per
+ * (notification, device), written by `enqueuePushes` in the notification's own transaction (one INSERT ... SELECT,
+ * whatever the number of notifications), so a crash between the commit and the send loses none, and a row is claimed
+ * by one node at a time (FOR UPDATE SKIP LOCKED): each (notification, device) is sent once unless the push service
+ * failed. A community post's notifications are written by its fan-out's batches, outside the post's request, and
+ * their pushes go out after each batch commits: no request or transaction waits on a push service.
+ *
+ * At send time (one query) the handler re-reads what may have changed since: the device (gone: nothing to do), the
+ * notification (deleted, or read on another device: nothing to push), the person's preferences (the type switched
+ * off, quiet hours: not pushed, except alerts in quiet hours), a block or mute between the two people made since,
+ * and the badge (`unread_count`) and the count of people who did the same thing ("Ana and 4 others ...").
+ *
+ * Answers: sent (the device's last_success_at), gone (404/410, UNREGISTERED, BadDeviceToken: the device is deleted),
+ * retry (429, 5xx, network: again after the handler's backoff or the service's Retry-After, whichever is later,
+ * until 24 h after the notification), failed (a refused address, a 400: given up, the device kept). No answer ever
+ * touches the notification.
+ */
+export const PUSH_KIND = 'push.send';
+export const PUSH_RETRY_DELAYS_MS = [5_000, 15_000, 60_000, 120_000, 300_000, 600_000, 1_200_000, 2_400_000, 3_600_000, 7_200_000, 14_400_000, 14_400_000, 14_400_000, 14_400_000, 14_400_000] as const;
+
+declare module '../../platform/outbox.js' {
+  interface OutboxPayloads {
+    'push.send': { notification_id: string; device_id: string };
+  }
+}
+
+/**
+ * In the transaction that inserted `notificationIds`: one outbox row per (notification, device of its recipient),
+ * leaving out the types the recipient switched off. One statement, set-based.
+ */
+export async function enqueuePushes(db: DbOrTx, notificationIds: readonly string[]): Promise<void> {
+  if (!notificationIds.length) return;
+  const now = outboxClock.now().toISOString();
+  const { rows } = await db.execute<{ n: number }>(sql`
+    WITH queued AS (
+      INSERT INTO outbox (kind, payload, run_at, created_at)
+      SELECT ${PUSH_KIND}, jsonb_build_object('notification_id', n.id, 'device_id', d.id), ${now}::timestamptz, ${now}::timestamptz
+      FROM notifications n
+      JOIN push_devices d ON d.user_id = n.user_id
+      LEFT JOIN notification_preferences p ON p.user_id = n.user_id
+      WHERE n.id = ANY(${sql.param(notificationIds)}::uuid[])
+        AND COALESCE((p.push ->> n.notification_type)::boolean, true)
+      RETURNING 1)
+    SELECT count(*)::int AS n FROM queued`);
+  if (rows[0]?.n) publishAfterCommit('outbox.queued', { kind: PUSH_KIND });
+}
+
+interface SendRow extends Record<string, unknown> {
+  user_id: string;
+  notification_type: string;
+  target_id: string | null;
+  target_type: string | null;
+  message: string;
+  is_read: boolean;
+  created_at: string | Date;
+  actor_name: string | null;
+  hidden: boolean;
+  kind: PushDevice['kind'];
+  address: string;
+  p256dh: string | null;
+  auth: string | null;
+  environment: PushDevice['environment'];
+  locale: string | null;
+  last_success_at: string | Date | null;
+  push: Record<string, boolean> | null;
+  previews: boolean | null;
+  quiet_start: string | null;
+  quiet_end: string | null;
+  quiet_time_zone: string | null;
+  unread: number;
+  actors: number;
+}
+
+/** Tests: what each push run decided (the stand-ins see only what was sent). */
+export const pushHooks: { onOutcome?: (event: { notificationId: string; deviceId: string; outcome: string; reason?: string }) => void } = {};
+
+async function runPush(payload: { notification_id: string; device_id: string }, job: OutboxJob): Promise<void> {
+  const report = (outcome: string, reason?: string) => pushHooks.onOutcome?.({ notificationId: payload.notification_id, deviceId: payload.device_id, outcome, reason });
+  const { rows } = await platform.db.execute<SendRow>(sql`
+    SELECT n.user_id, n.notification_type, n.target_id, n.target_type, n.message, n.is_read, n.created_at,
+           a.username AS actor_name,
+           (n.actor_id IS NOT NULL AND NOT ${notHiddenFrom(sql`n.user_id`, sql`n.actor_id`)}) AS hidden,
+           d.kind, d.address, d.p256dh, d.auth, d.environment, d.locale, d.last_success_at,
+           p.push, p.previews, p.quiet_start, p.quiet_end, p.quiet_time_zone,
+           (SELECT count(*)::int FROM notifications u WHERE u.user_id = n.user_id AND NOT u.is_read) AS unread,
+           CASE WHEN n.target_id IS NULL OR n.actor_id IS NULL THEN 1 ELSE (
+             SELECT count(DISTINCT s.actor_id)::int FROM notifications s
+             WHERE s.user_id = n.user_id AND s.notification_type = n.notification_type AND s.target_id = n.target_id
+               AND NOT s.is_read AND s.created_at <= n.created_at AND s.created_at > n.created_at - interval '24 hours') END AS actors
+    FROM notifications n
+    JOIN push_devices d ON d.id = ${payload.device_id}::uuid AND d.user_id = n.user_id
+    LEFT JOIN users a ON a.id = n.actor_id
+    LEFT JOIN notification_preferences p ON p.user_id = n.user_id
+    WHERE n.id = ${payload.notification_id}::uuid`);
+  const row = rows[0];
+  // The notification or the device is gone, or the device changed hands: nothing to push.
+  if (!row) return report('skipped', 'gone');
+  if (row.is_read) return report('skipped', 'read');
+  if (row.hidden) return report('skipped', 'blocked or muted');
+  if (row.push && row.push[row.notification_type] === false) return report('skipped', 'type off');
+  const now = outboxClock.now();
+  const quiet = row.quiet_start && row.quiet_end && row.quiet_time_zone ? { start: row.quiet_start, end: row.quiet_end, time_zone: row.quiet_time_zone } : null;
+  if (row.notification_type !== 'alert' && inQuietHours(quiet, now)) return report('skipped', 'quiet hours');
+  const createdAt = new Date(row.created_at);
+  const ttlSeconds = Math.floor(PUSH_TTL_SECONDS - (now.getTime() - createdAt.getTime()) / 1000);
+  if (ttlSeconds <= 0) return report('skipped', 'expired');
+  const sender = pushSenders(platform.config, platform.log).get(row.kind);
+  if (!sender?.configured()) return report('skipped', 'kind not configured');
+
+  const previews = row.previews ?? true;
+  const message: PushMessage = {
+    payload: fitPayload({
+      notification_id: payload.notification_id,
+      notification_type: row.notification_type,
+      title: pushTitle(row.notification_type),
+      // previews off: nothing another person wrote (their name included), the title alone says what happened.
+      body: previews ? pushBody(row.notification_type, row.message, row.actor_name, row.actors) : '',
+      target_type: row.target_type,
+      target_id: row.target_id,
+      unread_count: row.unread,
+      created_at: createdAt.toISOString(),
+    }),
+    collapseId: collapseId(row.notification_type, row.target_id, payload.notification_id),
+    ttlSeconds,
+    urgency: pushUrgency(row.notification_type),
+  };
+  const device: PushDevice = {
+    id: payload.device_id,
+    kind: row.kind,
+    endpoint: row.kind === 'webpush' ? row.address : null,
+    keys: row.kind === 'webpush' && row.p256dh && row.auth ? { p256dh: row.p256dh, auth: row.auth } : null,
+    token: row.kind === 'webpush' ? null : row.address,
+    environment: row.environment,
+    locale: row.locale,
+  };
+  const result = await sender.send(device, message);
+  switch (result.outcome) {
+    case 'sent':
+      report('sent');
+      // One write a minute at most per device, not one per push.
+      if (!row.last_success_at || now.getTime() - new Date(row.last_success_at).getTime() > 60_000) {
+        await platform.db.execute(sql`UPDATE push_devices SET last_success_at = ${now.toISOString()}::timestamptz WHERE id = ${payload.device_id}::uuid`);
+      }
+      return;
+    case 'gone':
+      report('gone', result.reason);
+      platform.log.info({ deviceId: payload.device_id, kind: row.kind, status: result.status, reason: result.reason }, 'push device gone: removed');
+      await platform.db.execute(sql`DELETE FROM push_devices WHERE id = ${payload.device_id}::uuid`);
+      return;
+    case 'failed':
+      report('failed', result.reason);
+      platform.log.warn({ deviceId: payload.device_id, kind: row.kind, status: result.status, reason: result.reason }, 'push refused; not retried');
+      return;
+    case 'retry': {
+      report('retry', result.reason);
+      const deadline = createdAt.getTime() + PUSH_TTL_SECONDS * 1000;
+      const at = new Date(now.getTime() + (result.retryAfterMs ?? 0));
+      const next = Math.max(at.getTime(), job.retryAt?.getTime() ?? Infinity);
+      if (!job.retryAt || next >= deadline) throw new GiveUp(`${result.reason}; no retry before the push's 24 h are over`);
+      throw new RetryAt(result.reason, at);
+    }
+  }
+}
+
+export const pushSendHandler = defineOutboxHandler({
+  kind: PUSH_KIND,
+  maxInFlight: 64,
+  // Longer than the slowest send (15 s timeout) and its two statements.
+  leaseMs: 60_000,
+  retryDelaysMs: PUSH_RETRY_DELAYS_MS,
+  run: runPush,
+});
