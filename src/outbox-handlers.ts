@@ -1,5 +1,6 @@
 import type { OutboxHandler } from './platform/outbox.js';
 import { webhookDeliveryHandler } from './modules/webhooks/webhooks.outbox.js';
+import { alertFanoutHandler } from './modules/posts/alerts.service.js';
 import { pushSendHandler } from './modules/push/push.outbox.js';
 
 /**
@@ -7,4 +8,4 @@ import { pushSendHandler } from './modules/push/push.outbox.js';
  * (platform/outbox.ts) runs these. A module defines its handler in its own `*.outbox.ts`; no module writes a queue
  * of its own.
  */
-export const outboxHandlers: readonly OutboxHandler[] = [webhookDeliveryHandler, pushSendHandler];
+export const outboxHandlers: readonly OutboxHandler[] = [webhookDeliveryHandler, pushSendHandler, alertFanoutHandler];

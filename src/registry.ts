@@ -5,6 +5,7 @@ import { notificationOperations } from './modules/notifications/notifications.op
 import { locationOperations } from './modules/locations/locations.op.js';
 import { postOperations } from './modules/posts/posts.op.js';
 import { compatPostOperations } from './modules/posts/compat.op.js';
+import { kindOperations } from './modules/posts/kinds.op.js';
 import { commentOperations } from './modules/comments/comments.op.js';
 import { communityOperations } from './modules/communities/communities.op.js';
 import { messageOperations } from './modules/messages/messages.op.js';
@@ -19,9 +20,9 @@ import { reportOperations } from './modules/safety/reports.op.js';
 import { moderationOperations } from './modules/safety/moderation.op.js';
 import { leavingOperations } from './modules/leaving/leaving.op.js';
 import { webhookOperations } from './modules/webhooks/webhooks.op.js';
+import { searchOperations } from './modules/search/search.op.js';
 import { pushOperations } from './modules/push/push.op.js';
 import { notificationPreferenceOperations } from './modules/notifications/preferences.op.js';
-import { searchOperations } from './modules/search/search.op.js';
 
 /** Every operation of the service: mounted as REST routes, Socket.IO events and OpenAPI paths. */
 export const operations: readonly Operation[] = [
@@ -31,6 +32,7 @@ export const operations: readonly Operation[] = [
   ...locationOperations,
   ...postOperations,
   ...compatPostOperations,
+  ...kindOperations,
   ...commentOperations,
   ...communityOperations,
   ...messageOperations,

@@ -84,6 +84,11 @@ export interface Operation<S extends z.ZodType = z.ZodType, A extends AuthRule =
    * The test suite checks every answer against the document, so a status missing here fails the test that causes it.
    */
   errors?: readonly ErrorStatus[];
+  /**
+   * The success body's media type when it is not JSON (e.g. `text/calendar`): the handler answers the body as text
+   * with a Content-Type header; REST sends the text as it is, the socket acks it as the body.
+   */
+  produces?: string;
   handler: (input: z.output<S>, ctx: ContextFor<A>) => Promise<OperationResult>;
 }
 

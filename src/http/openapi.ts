@@ -87,7 +87,7 @@ function documentedResponses(
   if (!successes.length) responses.default = { description: 'Not documented' };
   for (const [status, schema] of successes) {
     if (!/^2\d\d$/.test(status)) throw new Error(`${op.name}: responses holds success statuses only (${status} belongs in errors)`);
-    responses[status] = status === '204' ? { description: 'No content' } : { description: 'Success', content: { 'application/json': { schema: responseSchema(schema!) } } };
+    responses[status] = status === '204' ? { description: 'No content' } : { description: 'Success', content: { [op.produces ?? 'application/json']: { schema: responseSchema(schema!) } } };
   }
   // The house rules answer `{detail}` (DetailError); what a handler declares may also be `{error}` (GeneralError).
   const error = (status: number, description: string, schema: z.ZodType = zDetailError) => (responses[status] = errorResponse(description, schema));

@@ -81,6 +81,8 @@ export function send(res: Response, result: OperationResult): void {
     else res.cookie(cookie.name, cookie.value, { ...REFRESH_COOKIE_OPTIONS, maxAge: (cookie.maxAgeSeconds ?? 0) * 1000 });
   }
   if (result.status === 204 || result.body === null || result.body === undefined) res.status(result.status).end();
+  // A body in another media type (Operation.produces) comes as text with its Content-Type among the headers.
+  else if (typeof result.body === 'string' && result.headers?.['Content-Type']) res.status(result.status).send(result.body);
   else res.status(result.status).json(result.body);
 }
 

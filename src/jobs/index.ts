@@ -8,6 +8,7 @@ import { pollExpiryJob } from '../modules/posts/poll-expiry.job.js';
 import { viewCooldownCleanupJob } from '../modules/posts/view-cleanup.job.js';
 import { popularLocationsRefreshJob } from '../modules/posts/popular-locations.job.js';
 import { communityFanoutRecoveryJob } from '../modules/posts/community-fanout.job.js';
+import { eventRemindersJob } from '../modules/posts/event-posts.service.js';
 import { expiredDeletionsJob } from '../modules/deletions/cleanup.job.js';
 import { fileDeletionsJob } from '../modules/media/file-deletions.job.js';
 import { webhooksHousekeepingJob } from '../modules/webhooks/webhooks.job.js';
@@ -29,6 +30,7 @@ export const JOBS: JobDefinition[] = [
   viewCooldownCleanupJob,
   popularLocationsRefreshJob,
   communityFanoutRecoveryJob,
+  eventRemindersJob,
   expiredDeletionsJob,
   fileDeletionsJob,
   webhooksHousekeepingJob,

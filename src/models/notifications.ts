@@ -1,7 +1,7 @@
 import { pgTable, uuid, text, boolean, timestamp } from 'drizzle-orm/pg-core';
 import { users } from './users.js';
 
-export const NOTIFICATION_TYPES = ['mention', 'post_like', 'post_reply', 'comment_reply', 'new_post', 'new_message', 'general'] as const;
+export const NOTIFICATION_TYPES = ['mention', 'post_like', 'post_reply', 'comment_reply', 'new_post', 'new_message', 'general', 'alert'] as const;
 export type NotificationType = (typeof NOTIFICATION_TYPES)[number];
 
 export const notifications = pgTable('notifications', {

@@ -3,7 +3,7 @@ import { users } from './users.js';
 import { locations } from './locations.js';
 
 // Posts, their likes, bookmarks, views, polls and audio (migration 0010_posts_and_comments.sql).
-export const POST_TYPES = ['text', 'image', 'product_share', 'store_share', 'community_share', 'poll', 'audio'] as const;
+export const POST_TYPES = ['text', 'image', 'product_share', 'store_share', 'community_share', 'poll', 'audio', 'event', 'lost_found', 'recommendation', 'alert'] as const;
 export type PostType = (typeof POST_TYPES)[number];
 
 export const posts = pgTable('posts', {
@@ -28,6 +28,9 @@ export const posts = pgTable('posts', {
   /** Migration 0026: when its author last changed its text (null until then), and the warning shown in place of it. */
   editedAt: timestamp('edited_at', { withTimezone: true }),
   contentWarning: text('content_warning'),
+  /** Migration 0027: a lost_found post's report (lost or found) and when its author resolved it. */
+  lostFoundStatus: text('lost_found_status', { enum: ['lost', 'found'] }),
+  resolvedAt: timestamp('resolved_at', { withTimezone: true }),
 });
 export type PostRow = typeof posts.$inferSelect;
 
@@ -132,3 +135,29 @@ export const postAudio = pgTable('post_audio', {
   waveformData: jsonb('waveform_data'),
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
 });
+
+/** Migration 0027: an event post's time, place and capacity (null: no limit); the counts follow event_rsvps. */
+export const postEvents = pgTable('post_events', {
+  postId: uuid('post_id').primaryKey().references(() => posts.id, { onDelete: 'cascade' }),
+  startsAt: timestamp('starts_at', { withTimezone: true }).notNull(),
+  endsAt: timestamp('ends_at', { withTimezone: true }),
+  placeName: text('place_name'),
+  address: text('address'),
+  capacity: integer('capacity'),
+  goingCount: integer('going_count').notNull().default(0),
+  interestedCount: integer('interested_count').notNull().default(0),
+  remindedAt: timestamp('reminded_at', { withTimezone: true }),
+});
+
+export const RSVP_STATUSES = ['going', 'interested'] as const;
+export const eventRsvps = pgTable(
+  'event_rsvps',
+  {
+    postId: uuid('post_id').notNull().references(() => postEvents.postId, { onDelete: 'cascade' }),
+    userId: uuid('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+    status: text('status', { enum: RSVP_STATUSES }).notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.postId, t.userId] })],
+);

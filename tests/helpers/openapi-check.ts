@@ -73,7 +73,8 @@ export function openApiCheck(operations: readonly Operation[]): OpenApiCheck {
     if (!entry) return;
     const response = entry.responses[String(status)] ?? entry.responses.default;
     if (!response) return record(op, status, `status not documented (documented: ${Object.keys(entry.responses).join(', ')})`, transport);
-    const schema = response.content?.['application/json']?.schema;
+    // An operation that produces another media type (text/calendar) documents its body under that type.
+    const schema = response.content?.['application/json']?.schema ?? (response.content ? (Object.values(response.content)[0] as { schema?: unknown } | undefined)?.schema : undefined);
     if (!schema) {
       // A 204 (or a test's throwaway operation documented as `default`) carries nothing to check.
       if (status === 204 && body !== null && body !== undefined && body !== '') record(op, status, 'a 204 with a body', transport);
@@ -121,6 +122,9 @@ export function openApiCheck(operations: readonly Operation[]): OpenApiCheck {
           const text = Buffer.concat(chunks).toString('utf8');
           const type = String(res.getHeader('content-type') ?? '');
           if (res.statusCode === 204 || text === '') return check(op, res.statusCode, null, 'REST');
+          const documented = c.doc.paths[op.path]?.[op.method.toLowerCase()]?.responses[String(res.statusCode)]?.content ?? {};
+          const textType = Object.keys(documented).find((t) => t !== 'application/json' && type.startsWith(t));
+          if (textType) return check(op, res.statusCode, text, 'REST');
           if (!type.includes('application/json')) return record(op, res.statusCode, `answered ${type || 'no content type'}, not JSON`, 'REST');
           try {
             check(op, res.statusCode, JSON.parse(text), 'REST');

@@ -25,6 +25,8 @@ export interface ReadWorld {
   productId: string;
   since: string;
   webhookId: string;
+  /** An event post (issue 38), for its calendar. */
+  eventId: string;
 }
 
 /**
@@ -67,6 +69,9 @@ export async function aReadWorld(app: TestApp, admin: TestUser): Promise<ReadWor
   await aMute(app, founder, await aResident(app));
   await app.rest('POST', `/api/locations/locations/${place.locationId}/suggest_name/`, { token: member.token, body: { name: 'Market Corner' } });
   const webhookId = await aStoreWebhook(app, founder, store.id);
+  const event = await aPost(app, founder, { post_type: 'event', title: 'Market day', content: '', event_starts_at: new Date(Date.now() + 86_400_000).toISOString(), event_capacity: 20 });
+  await app.rest('POST', `/api/feed/posts/${event.id}/rsvp/`, { token: member.token, body: { status: 'going' } });
+  await aPost(app, member, { post_type: 'recommendation', content: 'Lovely shop', recommended_store_id: store.id });
   return {
     founder,
     member,
@@ -81,6 +86,7 @@ export async function aReadWorld(app: TestApp, admin: TestUser): Promise<ReadWor
     productId: product.id,
     since,
     webhookId,
+    eventId: event.id,
   };
 }
 
@@ -103,6 +109,9 @@ export const reads: Record<string, Read> = {
   'locations.legacy_detail': (w) => ({ as: w.founder, input: { location_id: w.locationId } }),
   'posts.get': (w) => ({ as: w.member, input: { post_id: w.postId } }),
   'posts.history': (w) => ({ as: null, input: { post_id: w.postId } }),
+  'posts.event_ics': (w) => ({ as: w.member, input: { post_id: w.eventId } }),
+  'posts.events_ics': (w) => ({ as: null, input: { location_id: w.locationId } }),
+  'stores.recommendations': (w) => ({ as: null, input: { store_id: w.storeId } }),
   'posts.liked': (w) => ({ as: w.member, input: {} }),
   'posts.bookmarked': (w) => ({ as: w.member, input: { page_size: 1 } }),
   'posts.popular_locations': () => ({ as: null, input: {} }),
@@ -143,4 +152,11 @@ export const reads: Record<string, Read> = {
   'webhooks.list': (w) => ({ as: w.founder, input: {} }),
   'webhooks.read': (w) => ({ as: w.founder, input: { webhook_id: w.webhookId } }),
   'webhooks.deliveries': (w) => ({ as: w.founder, input: { webhook_id: w.webhookId } }),
+  'push.list': (w) => ({ as: w.founder, input: {} }),
+  'push.vapid_public_key': () => ({ as: null, input: {} }),
+  'notifications.preferences': (w) => ({ as: w.founder, input: {} }),
+  'notifications.unread_count': (w) => ({ as: w.founder, input: {} }),
+  'search.query': (w) => ({ as: w.member, input: { q: 'market' } }),
+  'search.trending_tags': (w) => ({ as: null, input: { location_id: w.locationId } }),
+  'feeds.tag': (w) => ({ as: w.member, input: { tag: 'market', location_id: w.locationId } }),
 };

@@ -84,7 +84,8 @@ export async function startTestApp(env: Record<string, string> = {}, opts: { ope
       if (opts.query) req = req.query(opts.query as Record<string, string>);
       if (opts.body !== undefined) req = req.send(opts.body as object);
       const res = await req;
-      return { status: res.status, body: res.body, headers: res.headers as Record<string, string> };
+      // An iCalendar answer (text/calendar) is its text; JSON is parsed.
+      return { status: res.status, body: res.type === 'text/calendar' ? res.text : res.body, headers: res.headers as Record<string, string> };
     },
     async emit(event, input = {}, opts = {}) {
       const s = await socket(opts.token);

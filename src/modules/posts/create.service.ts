@@ -12,6 +12,8 @@ import { insertPoll } from './polls.service.js';
 import { completePosts, findAuthorLocation, insertTextPostAtHome, loadPost } from './posts.queries.js';
 import { serializePost, type PostBody } from './posts.serializer.js';
 import { checkPostTarget, checkShareTarget, LOCATION_REQUIRED_BODY, onCommunityPostCreated, type PostTarget } from './targets.js';
+import { insertEvent } from './event-posts.service.js';
+import { checkAlertAllowance, queueAlertFanout } from './alerts.service.js';
 import './posts.events.js';
 
 export interface CreatePostInput {
@@ -30,6 +32,13 @@ export interface CreatePostInput {
   poll_expires_at?: Date;
   audio_file?: CheckedAudio;
   media?: ProcessedImage[];
+  event_starts_at?: Date;
+  event_ends_at?: Date;
+  event_place_name?: string;
+  event_address?: string;
+  event_capacity?: number;
+  lost_found_status?: 'lost' | 'found';
+  recommended_store_id?: string;
 }
 
 
@@ -55,6 +64,8 @@ export async function createPost(ctx: AuthedContext, input: CreatePostInput): Pr
     for (const image of input.media ?? []) mediaKeys.push(await store('posts/media', image));
     const audioKey = input.audio_file ? await store('posts/audio', input.audio_file) : null;
     return await transaction(platform.db, async (tx, events) => {
+      // Only residents post alerts (an alert goes to the author's own place, never a community), 3 a day.
+      if (input.post_type === 'alert') await checkAlertAllowance(tx, ctx.user.id);
       const id = await insertPostRows(tx, events, ctx, input, target, { mediaKeys, audioKey, durationSeconds });
       const post = (await loadPost(id, ctx.user.id, tx, ctx.baseUrl))!;
       // The pushed copy's URLs use the server's base; the author's own has_liked and user_voted are false anyway.
@@ -113,11 +124,26 @@ async function insertPostRows(
       locationId: target.kind === 'location' ? target.locationId : null,
       communityId: target.kind === 'community' ? target.communityId : null,
       sharedProductId: input.post_type === 'product_share' ? input.shared_product_id : null,
-      sharedStoreId: input.post_type === 'store_share' ? input.shared_store_id : null,
+      // A recommendation names its store where a store share does (shown as `shared_store`).
+      sharedStoreId: input.post_type === 'store_share' ? input.shared_store_id : input.post_type === 'recommendation' ? input.recommended_store_id : null,
       sharedCommunityId: input.post_type === 'community_share' ? input.shared_community_id : null,
+      lostFoundStatus: input.post_type === 'lost_found' ? input.lost_found_status : null,
     })
     .returning({ id: posts.id });
   const postId = row.id;
+  if (input.post_type === 'event') {
+    await insertEvent(tx, postId, {
+      startsAt: input.event_starts_at!,
+      endsAt: input.event_ends_at ?? null,
+      placeName: input.event_place_name ?? null,
+      address: input.event_address ?? null,
+      capacity: input.event_capacity ?? null,
+    });
+  }
+  if (input.post_type === 'alert' && target.kind === 'location') {
+    const text = `${input.title ? `${input.title}: ` : ''}${input.content ?? ''}`;
+    await queueAlertFanout(tx, { postId, locationId: target.locationId, actorId: ctx.user.id, message: `Alert from ${ctx.user.username}: ${text.length > 200 ? `${text.slice(0, 199)}…` : text}` });
+  }
   if (files.mediaKeys.length) {
     await tx.insert(postMedia).values(files.mediaKeys.map((file, position) => ({ postId, file, position, altText: input.media_alt_texts?.[position] ?? null })));
   }

@@ -86,6 +86,30 @@ const zFutureDate = () =>
       .optional(),
   );
 
+/** An instant (ISO 8601) for the neighbourhood kinds; blank or null is none. */
+const zInstant = () =>
+  z.preprocess(
+    (v) => (typeof v === 'string' && v.trim() !== '' ? new Date(v) : v === '' || v === null ? undefined : v),
+    z
+      .date({ error: 'Enter a valid date/time (ISO 8601).' })
+      .refine((d) => !Number.isNaN(d.getTime()), 'Enter a valid date/time (ISO 8601).')
+      .optional(),
+  );
+/** An event's capacity: a whole number of people from 1; blank or null is unlimited. */
+const zCapacity = () =>
+  z.preprocess(
+    (v) => (v === '' || v === null ? undefined : typeof v === 'string' && /^\s*\d+\s*$/.test(v) ? Number(v) : v),
+    z.number({ error: 'A valid integer is required.' }).int('A valid integer is required.').min(1, 'Ensure this value is greater than or equal to 1.').max(1_000_000, 'Ensure this value is less than or equal to 1000000.').optional(),
+  );
+const blankToUndefined = (v: unknown) => (v === '' || v === null ? undefined : v);
+/** Fields of one kind only (DESIGN.md section 13): sent with another type, they are refused by name. */
+const KIND_FIELDS = {
+  event: ['event_starts_at', 'event_ends_at', 'event_place_name', 'event_address', 'event_capacity'],
+  lost_found: ['lost_found_status'],
+  recommendation: ['recommended_store_id'],
+} as const;
+const KIND_LABEL = { event: 'event', lost_found: 'lost and found', recommendation: 'recommendation' } as const;
+
 const zFiles = () => z.preprocess((v) => (v === undefined || Array.isArray(v) ? v : [v]), z.array(zImageFile()).max(MEDIA_MAX_FILES, `At most ${MEDIA_MAX_FILES} images.`).optional());
 
 const SHARE_FIELD = { product_share: 'shared_product_id', store_share: 'shared_store_id', community_share: 'shared_community_id' } as const;
@@ -110,6 +134,13 @@ export const zCreatePostInput = z
     poll_expires_at: zFutureDate(),
     audio_file: zAudioFile().optional(),
     media: zFiles(),
+    event_starts_at: zInstant(),
+    event_ends_at: zInstant(),
+    event_place_name: zOptionalText(200),
+    event_address: zOptionalText(500),
+    event_capacity: zCapacity(),
+    lost_found_status: z.preprocess(blankToUndefined, z.enum(['lost', 'found'], { error: (i) => `"${String(i.input)}" is not a valid choice.` }).optional()),
+    recommended_store_id: z.preprocess(blankToUndefined, zUuid().optional()),
   })
   .superRefine((v, issue) => {
     const fail = (path: string, message: string) => issue.addIssue({ code: 'custom', path: [path], message });
@@ -130,6 +161,25 @@ export const zCreatePostInput = z
     }
     if (type === 'product_share' || type === 'store_share' || type === 'community_share') {
       if (!v[SHARE_FIELD[type]]) fail(SHARE_FIELD[type], `This field is required for ${SHARE_LABEL[type]} posts.`);
+    }
+    for (const [kind, fields] of Object.entries(KIND_FIELDS) as Array<[keyof typeof KIND_FIELDS, readonly string[]]>) {
+      if (kind === type) continue;
+      for (const field of fields) if ((v as Record<string, unknown>)[field] !== undefined) fail(field, `Only ${KIND_LABEL[kind]} posts carry ${field}.`);
+    }
+    if (type === 'event') {
+      if (!v.title?.trim()) fail('title', 'This field is required for event posts.');
+      if (!v.event_starts_at) fail('event_starts_at', 'This field is required for event posts.');
+      else if (v.event_starts_at.getTime() <= Date.now()) fail('event_starts_at', 'The event must start in the future.');
+      if (v.event_starts_at && v.event_ends_at && v.event_ends_at.getTime() <= v.event_starts_at.getTime()) fail('event_ends_at', 'The event must end after it starts.');
+    }
+    if (type === 'lost_found') {
+      if (!v.lost_found_status) fail('lost_found_status', 'This field is required for lost and found posts.');
+      if (!v.content?.trim()) fail('content', 'This field may not be blank.');
+    }
+    if (type === 'recommendation' && !v.recommended_store_id) fail('recommended_store_id', 'This field is required for recommendation posts.');
+    if (type === 'alert') {
+      if (!v.content?.trim()) fail('content', 'This field may not be blank.');
+      if (v.community_id) fail('community_id', 'An alert goes to the place you live in, not to a community.');
     }
   })
   .transform((v) => (v.post_type === 'poll' && !v.poll_expires_at ? { ...v, poll_expires_at: new Date(Date.now() + DEFAULT_POLL_DAYS * 86_400_000) } : v));

@@ -4,6 +4,7 @@ import type { PostType } from '../../models/index.js';
 import { serverBaseUrl } from '../../core/server-base-url.js';
 import { loadCommunitySummaries, type CommunitySummary } from '../communities/summaries.js';
 import { loadProductSummaries, loadStoreSummaries, type ProductSummary, type StoreSummary } from '../stores/summaries.js';
+import { loadEventsOfPosts, type EventRecord } from './event-posts.queries.js';
 
 /**
  * Reads of posts with everything their object shows, for a page of ids at once: one query for the posts
@@ -78,6 +79,10 @@ export interface PostRecord {
   media: MediaRecord[];
   poll: PollRecord | null;
   audio: AudioRecord | null;
+  /** Migration 0027: an event post's time, place and counts with the viewer's RSVP; a lost_found post's report. */
+  event: EventRecord | null;
+  lostFoundStatus: 'lost' | 'found' | null;
+  resolvedAt: Date | null;
   /** Filled from the communities and marketplace modules' summaries (one query per kind per page). */
   communityName: string | null;
   sharedProduct: ProductSummary | null;
@@ -105,6 +110,8 @@ export type PostSqlRow = {
   created_at: Date;
   updated_at: Date;
   edited_at: Date | null;
+  lost_found_status: 'lost' | 'found' | null;
+  resolved_at: Date | null;
   user_id: string;
   username: string;
   display_name: string;
@@ -167,7 +174,7 @@ export async function insertTextPostAtHome(
 export function postColumns(viewerId: string | SQLWrapper | null): SQL {
   return sql`p.id, p.post_type, p.title, p.content, p.content_warning, p.tags, p.location_id, l.name AS location_name, p.community_id,
            p.shared_product_id, p.shared_store_id, p.shared_community_id,
-           p.likes_count, p.comments_count, p.views_count, p.created_at, p.updated_at, p.edited_at,
+           p.likes_count, p.comments_count, p.views_count, p.created_at, p.updated_at, p.edited_at, p.lost_found_status, p.resolved_at,
            u.id AS user_id, u.username, u.display_name, u.profile_picture, p.hidden_at IS NOT NULL AS hidden,
            ${viewerId ? sql`EXISTS (SELECT 1 FROM post_likes pl WHERE pl.post_id = p.id AND pl.user_id = ${viewerId}::uuid)` : sql`false`} AS has_liked,
            ${viewerId ? sql`EXISTS (SELECT 1 FROM post_bookmarks pb WHERE pb.post_id = p.id AND pb.user_id = ${viewerId}::uuid)` : sql`false`} AS has_bookmarked`;
@@ -181,10 +188,12 @@ export async function completePosts(rows: readonly PostSqlRow[], viewerId: strin
   const pollIds = rows.filter((r) => r.post_type === 'poll').map((r) => r.id);
   const audioIds = rows.filter((r) => r.post_type === 'audio').map((r) => r.id);
   const mediaIds = rows.filter((r) => r.post_type === 'image').map((r) => r.id);
-  const [media, pollsByPost, audio] = await Promise.all([
+  const eventIds = rows.filter((r) => r.post_type === 'event').map((r) => r.id);
+  const [media, pollsByPost, audio, events] = await Promise.all([
     loadMedia(mediaIds, db),
     loadPollsOfPosts(pollIds, viewerId, db),
     loadAudio(audioIds, db),
+    loadEventsOfPosts(eventIds, viewerId, db),
   ]);
   const posts = rows.map(
     (r): PostRecord => ({
@@ -213,6 +222,9 @@ export async function completePosts(rows: readonly PostSqlRow[], viewerId: strin
       media: media.get(r.id) ?? [],
       poll: pollsByPost.get(r.id) ?? null,
       audio: audio.get(r.id) ?? null,
+      event: events.get(r.id) ?? null,
+      lostFoundStatus: r.lost_found_status,
+      resolvedAt: r.resolved_at ? asDate(r.resolved_at) : null,
       communityName: null,
       sharedProduct: null,
       sharedStore: null,

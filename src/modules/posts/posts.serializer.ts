@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { RequestContext } from '../../core/context.js';
 import { imageDetails, mediaUrl, zImageDetails } from '../users/users.serializer.js';
 import type { PollRecord, PostRecord } from './posts.queries.js';
+import { POST_TYPES } from '../../models/index.js';
 import { zCommunitySummary } from '../communities/communities.serializer.js';
 
 /**
@@ -79,11 +80,34 @@ export const zPostMedia = z
   .extend(zImageDetails.shape)
   .meta({ id: 'PostMedia' });
 
+/** DESIGN.md section 13: an event post's object (null on other types). */
+export const zEventData = z
+  .object({
+    starts_at: z.string(),
+    ends_at: z.string().nullable().describe('null: no end given'),
+    place_name: z.string().nullable(),
+    address: z.string().nullable(),
+    capacity: z.number().int().nullable().describe('People who may be going at most; null: unlimited'),
+    going_count: z.number().int(),
+    interested_count: z.number().int(),
+    user_rsvp: z.enum(['going', 'interested']).nullable().describe("The caller's answer; null: none (not_going, or anonymous)"),
+  })
+  .meta({ id: 'EventData' });
+export type EventData = z.infer<typeof zEventData>;
+
+/** A lost_found post's object: what was reported, and whether its author resolved it. */
+export const zLostFoundData = z
+  .object({
+    status: z.enum(['lost', 'found', 'resolved']),
+    resolved_at: z.string().nullable(),
+  })
+  .meta({ id: 'LostFoundData' });
+
 export const zPostBody = z
   .object({
     id: z.string(),
     user: zPostAuthor,
-    post_type: z.enum(['text', 'image', 'product_share', 'store_share', 'community_share', 'poll', 'audio']),
+    post_type: z.enum(POST_TYPES),
     title: z.string().nullable(),
     content: z.string(),
     content_warning: z.string().nullable().describe('Shown in place of the content until the reader taps it (at most 200 characters); null for none'),
@@ -98,6 +122,8 @@ export const zPostBody = z
     shared_community: zCommunitySummary.nullable(),
     poll_data: zPollData.nullable(),
     audio_data: zAudioData.nullable(),
+    event_data: zEventData.nullable(),
+    lost_found_data: zLostFoundData.nullable(),
     likes_count: z.number().int(),
     comments_count: z.number().int(),
     views_count: z.number().int(),
@@ -167,6 +193,22 @@ export function serializePost(post: PostRecord, ctx: UrlContext, now: Date = new
           waveform_data: (post.audio.waveformData as number[] | null | undefined) ?? null,
         }
       : null,
+    event_data: post.event
+      ? {
+          starts_at: post.event.startsAt.toISOString(),
+          ends_at: post.event.endsAt?.toISOString() ?? null,
+          place_name: post.event.placeName,
+          address: post.event.address,
+          capacity: post.event.capacity,
+          going_count: post.event.goingCount,
+          interested_count: post.event.interestedCount,
+          user_rsvp: post.event.viewerRsvp,
+        }
+      : null,
+    lost_found_data:
+      post.postType === 'lost_found' && post.lostFoundStatus
+        ? { status: post.resolvedAt ? 'resolved' : post.lostFoundStatus, resolved_at: post.resolvedAt?.toISOString() ?? null }
+        : null,
     likes_count: post.likesCount,
     comments_count: post.commentsCount,
     views_count: post.viewsCount,

@@ -44,11 +44,13 @@ export async function checkPostTarget(
   return { kind: 'location', locationId: location.id };
 }
 
-export async function checkShareTarget(input: { post_type: PostType; shared_product_id?: string; shared_store_id?: string; shared_community_id?: string }): Promise<void> {
+export async function checkShareTarget(input: { post_type: PostType; shared_product_id?: string; shared_store_id?: string; shared_community_id?: string; recommended_store_id?: string }): Promise<void> {
   if (input.post_type === 'product_share') {
     if (!(await loadProductSummaries([input.shared_product_id!])).size) throw fieldError('shared_product_id', 'Product not found.');
   } else if (input.post_type === 'store_share') {
     if (!(await loadStoreSummaries([input.shared_store_id!])).size) throw fieldError('shared_store_id', 'Store not found.');
+  } else if (input.post_type === 'recommendation') {
+    if (!(await loadStoreSummaries([input.recommended_store_id!])).size) throw fieldError('recommended_store_id', 'Store not found.');
   } else if (input.post_type === 'community_share') {
     if (!(await loadCommunitySummaries([input.shared_community_id!])).size) throw fieldError('shared_community_id', 'Community not found.');
   }
