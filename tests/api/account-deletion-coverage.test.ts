@@ -4,7 +4,7 @@ import { platform } from '../../src/platform/index.js';
 import { transaction } from '../../src/platform/db.js';
 import { ACCOUNT_DELETION_STEPS } from '../../src/modules/leaving/account-deletion.steps.js';
 import { coverageProblems, userReferences, type UserReference } from '../../src/modules/leaving/user-references.js';
-import type { AccountDeletionStep } from '../../src/modules/leaving/leaving.types.js';
+import type { AccountDeletionStep } from '../../src/core/leaving.js';
 
 /**
  * An account deletion cannot forget a table (docs/modules/leaving.md): every foreign key onto users(id) that the

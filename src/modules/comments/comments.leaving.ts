@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { Tx } from '../../platform/db.js';
-import type { AccountDeletionStep } from '../leaving/leaving.types.js';
+import type { AccountDeletionStep } from '../../core/leaving.js';
 import { postScopeColumns, tombstonesFrom } from '../deletions/deletions.service.js';
 import { ACCOUNT_PUSH_LIMIT } from '../posts/posts.leaving.js';
 import '../posts/posts.events.js';

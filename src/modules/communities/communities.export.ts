@@ -1,8 +1,8 @@
 import { sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { platform } from '../../platform/index.js';
-import type { ExportSection } from '../leaving/leaving.types.js';
-import { olderThan, ownedRowsPage, positionAt, withPositions } from '../leaving/export-paging.js';
+import type { ExportSection } from '../../core/leaving.js';
+import { olderThan, ownedRowsPage, positionAt, withPositions } from '../../core/export-paging.js';
 import { findCommunitiesByIds } from './communities.queries.js';
 import { serializeCommunity, zCommunityBody } from './communities.serializer.js';
 

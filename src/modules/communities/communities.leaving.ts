@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import type { AccountDeletionStep } from '../leaving/leaving.types.js';
+import type { AccountDeletionStep } from '../../core/leaving.js';
 import { queueFileDeletions } from '../media/file-deletions.js';
 import { notifyEach } from '../notifications/notifications.service.js';
 import { removeCommunities } from './communities.service.js';

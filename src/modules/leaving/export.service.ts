@@ -3,7 +3,7 @@ import type { AuthedContext } from '../../core/context.js';
 import { fieldError, notFound } from '../../core/errors.js';
 import { exportProfile, type ProfileExport } from '../users/users.export.js';
 import { EXPORT_SECTIONS } from './export.sections.js';
-import type { ExportPosition, ExportSection, ExportViewer } from './leaving.types.js';
+import type { ExportPosition, ExportSection, ExportViewer } from '../../core/leaving.js';
 
 /**
  * The account's export (GDPR article 20; docs/modules/leaving.md). One JSON document with every section, each holding

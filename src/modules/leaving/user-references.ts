@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../platform/db.js';
-import type { AccountDeletionStep, UserReferenceHandling } from './leaving.types.js';
+import type { AccountDeletionStep, UserReferenceHandling } from '../../core/leaving.js';
 
 /** A foreign-key column that references users(id), as the database describes it. */
 export interface UserReference {

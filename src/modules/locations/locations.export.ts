@@ -1,8 +1,8 @@
 import { sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { platform } from '../../platform/index.js';
-import type { ExportSection } from '../leaving/leaving.types.js';
-import { olderThan, positionAt, withPositions } from '../leaving/export-paging.js';
+import type { ExportSection } from '../../core/leaving.js';
+import { olderThan, positionAt, withPositions } from '../../core/export-paging.js';
 
 /** The names the caller suggested for places, with the weight their vote carried. */
 export const nameSuggestionsExport: ExportSection = {

@@ -1,6 +1,6 @@
 import { asc, inArray, sql } from 'drizzle-orm';
 import { locations } from '../../models/index.js';
-import type { AccountDeletionStep } from '../leaving/leaving.types.js';
+import type { AccountDeletionStep } from '../../core/leaving.js';
 import { refreshConsensus } from './consensus.service.js';
 import { assignUserLocation } from './membership.service.js';
 

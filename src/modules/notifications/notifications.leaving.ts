@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import type { AccountDeletionStep } from '../leaving/leaving.types.js';
+import type { AccountDeletionStep } from '../../core/leaving.js';
 
 /**
  * The account's own notifications go, and so do the ones it caused others to receive: their text names it

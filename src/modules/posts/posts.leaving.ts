@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import type { AccountDeletionStep } from '../leaving/leaving.types.js';
+import type { AccountDeletionStep } from '../../core/leaving.js';
 import { postScopeColumns, recordDeletionsFrom } from '../deletions/deletions.service.js';
 import { queueFileDeletionsFrom } from '../media/file-deletions.js';
 import { loadPollsOfPosts } from './posts.queries.js';

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import type { AccountDeletionStep } from '../leaving/leaving.types.js';
+import type { AccountDeletionStep } from '../../core/leaving.js';
 
 /**
  * Blocks and mutes, both ways: the account's own and the ones others made of it. No hiding change is pushed: the

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { OrderRow } from '../../models/index.js';
-import type { AccountDeletionStep } from '../leaving/leaving.types.js';
+import type { AccountDeletionStep } from '../../core/leaving.js';
 import { notifyEach, type NewNotification } from '../notifications/notifications.service.js';
 import { serializeOrder } from './orders.serializer.js';
 import { toOrder, type OrderSqlRow } from './orders.queries.js';

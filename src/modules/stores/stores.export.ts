@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { platform } from '../../platform/index.js';
-import type { ExportSection } from '../leaving/leaving.types.js';
-import { olderThan, ownedRowsPage, positionAt, withPositions } from '../leaving/export-paging.js';
+import type { ExportSection } from '../../core/leaving.js';
+import { olderThan, ownedRowsPage, positionAt, withPositions } from '../../core/export-paging.js';
 import { findStoresByIds } from './stores.queries.js';
 import { serializeStore, zStoreBody } from './stores.serializer.js';
 import { findProductsByIds } from './products.queries.js';

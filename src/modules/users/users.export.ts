@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { notFound } from '../../core/errors.js';
 import { platform } from '../../platform/index.js';
-import type { ExportViewer } from '../leaving/leaving.types.js';
+import type { ExportViewer } from '../../core/leaving.js';
 import { findUserById } from './users.queries.js';
 import { serializeOwnUser, zUserBody } from './users.serializer.js';
 

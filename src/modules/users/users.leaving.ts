@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import type { AccountDeletionStep } from '../leaving/leaving.types.js';
+import type { AccountDeletionStep } from '../../core/leaving.js';
 import { queueFileDeletionsFrom } from '../media/file-deletions.js';
 
 /**

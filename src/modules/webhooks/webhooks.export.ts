@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { platform } from '../../platform/index.js';
-import type { ExportSection } from '../leaving/leaving.types.js';
-import { olderThan, positionAt, withPositions } from '../leaving/export-paging.js';
+import type { ExportSection } from '../../core/leaving.js';
+import { olderThan, positionAt, withPositions } from '../../core/export-paging.js';
 import { serializeWebhook, zWebhookBody, type WebhookRow } from './webhooks.serializer.js';
 
 /** The account's webhooks in its export, as `GET /api/webhooks/` lists them: never their secrets. */

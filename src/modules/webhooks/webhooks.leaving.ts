@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import type { AccountDeletionStep } from '../leaving/leaving.types.js';
+import type { AccountDeletionStep } from '../../core/leaving.js';
 
 /**
  * The account's webhooks go with it (DESIGN.md section 12), their deliveries too; outbox rows left for them find
