@@ -104,7 +104,9 @@ function answerType(op: OpenApiOperation): string {
     .filter((s) => /^2\d\d$/.test(s))
     .map((status) => {
       if (status === '204') return 'null';
-      const schema = op.responses[status].content?.['application/json']?.schema;
+      // An operation producing another media type (text/calendar) documents its text body under that type.
+      const content = op.responses[status].content;
+      const schema = content?.['application/json']?.schema ?? (content ? Object.values(content)[0]?.schema : undefined);
       if (!schema) throw new Error(`${op.operationId}: ${status} has no schema`);
       return toTs(schema, '    ');
     });

@@ -90,6 +90,7 @@ export interface AccountExport {
         details: string | null;
     }>;
     webhooks: Array<Webhook>;
+    push_subscriptions: Array<PushSubscription>;
 }
 export interface AccountExportPage {
     section: string;
@@ -125,6 +126,8 @@ export interface AdminUser {
     }>;
     created_at: string;
     updated_at: string;
+    /** Whether search finds the person by name, and their posts and comments (default true). Only for the user themself and for staff. */
+    discoverable?: boolean;
     is_staff: boolean;
     is_active: boolean;
 }
@@ -145,6 +148,31 @@ export interface Comment {
     updated_at: string;
     /** When its author last changed its text; null until then (earlier versions: GET /api/posts/comments/{comment_id}/history/) */
     edited_at: string | null;
+    /** Its hashtags, lower case, in order of first use */
+    tags: Array<string>;
+}
+export interface CommentSearchHit {
+    id: string;
+    user: PostAuthor;
+    post: string;
+    content: string;
+    parent: string | null;
+    replies_count: number;
+    likes_count: number;
+    bookmarks_count: number;
+    views_count: number;
+    has_liked: boolean;
+    has_bookmarked: boolean;
+    created_at: string;
+    updated_at: string;
+    /** When its author last changed its text; null until then (earlier versions: GET /api/posts/comments/{comment_id}/history/) */
+    edited_at: string | null;
+    /** Its hashtags, lower case, in order of first use */
+    tags: Array<string>;
+    /** Plain text around the match, at most 200 characters */
+    snippet: string;
+    /** [start, end) offsets into `snippet` (UTF-16 code units, as JavaScript strings index) of the words that matched; no markup anywhere */
+    highlights: Array<[number, number]>;
 }
 export interface CommentVersion {
     content: string;
@@ -237,6 +265,19 @@ export interface DetailError {
 /** A general error in the `{error}` form, sometimes with more about it. */
 export interface ErrorMessage {
     error: string;
+}
+export interface EventData {
+    starts_at: string;
+    /** null: no end given */
+    ends_at: string | null;
+    place_name: string | null;
+    address: string | null;
+    /** People who may be going at most; null: unlimited */
+    capacity: number | null;
+    going_count: number;
+    interested_count: number;
+    /** The caller's answer; null: none (not_going, or anonymous) */
+    user_rsvp: "going" | "interested" | null;
 }
 export interface FeedLocationInfo {
     name: string;
@@ -341,6 +382,10 @@ export interface LocationListItem {
     post_count: number;
     store_count: number;
 }
+export interface LostFoundData {
+    status: "lost" | "found" | "resolved";
+    resolved_at: string | null;
+}
 export interface Message {
     id: string;
     conversation_id: string;
@@ -430,6 +475,12 @@ export interface Notification {
     created_at: string;
     updated_at: string;
 }
+export interface NotificationPreferences {
+    push: Record<string, boolean>;
+    email_digest: "off" | "daily" | "weekly";
+    previews: boolean;
+    quiet_hours: QuietHours | null;
+}
 export interface Order {
     id: string;
     /** The buyer; null once the buyer's account was deleted */
@@ -446,6 +497,16 @@ export interface Order {
     status: "pending" | "processing" | "shipped" | "delivered" | "cancelled";
     created_at: string;
     updated_at: string;
+}
+export interface PlaceSearchHit {
+    id: string;
+    name: string;
+    city: string | null;
+    neighbourhood: string | null;
+    /** The place's published centre */
+    latitude: number | null;
+    longitude: number | null;
+    total_users: number;
 }
 export interface Poll {
     id: string;
@@ -470,11 +531,13 @@ export interface Poll {
 export interface Post {
     id: string;
     user: PostAuthor;
-    post_type: "text" | "image" | "product_share" | "store_share" | "community_share" | "poll" | "audio";
+    post_type: "text" | "image" | "product_share" | "store_share" | "community_share" | "poll" | "audio" | "event" | "lost_found" | "recommendation" | "alert";
     title: string | null;
     content: string;
     /** Shown in place of the content until the reader taps it (at most 200 characters); null for none */
     content_warning: string | null;
+    /** Its hashtags (#word: letters of any script, digits, _; 1 to 50), lower case, in order of first use */
+    tags: Array<string>;
     media: Array<PostMedia>;
     location: string | null;
     location_name: string | null;
@@ -492,6 +555,8 @@ export interface Post {
         /** Amplitudes from 0 to 1 along the recording; not computed today, so null */
         waveform_data: Array<number> | null;
     } | null;
+    event_data: EventData | null;
+    lost_found_data: LostFoundData | null;
     likes_count: number;
     comments_count: number;
     views_count: number;
@@ -525,6 +590,49 @@ export interface PostMedia {
     thumbnail: string;
     /** WebP, longest side at most 1280 px: a post or product opened on a phone */
     display: string;
+}
+export interface PostSearchHit {
+    id: string;
+    user: PostAuthor;
+    post_type: "text" | "image" | "product_share" | "store_share" | "community_share" | "poll" | "audio" | "event" | "lost_found" | "recommendation" | "alert";
+    title: string | null;
+    content: string;
+    /** Shown in place of the content until the reader taps it (at most 200 characters); null for none */
+    content_warning: string | null;
+    /** Its hashtags (#word: letters of any script, digits, _; 1 to 50), lower case, in order of first use */
+    tags: Array<string>;
+    media: Array<PostMedia>;
+    location: string | null;
+    location_name: string | null;
+    community: string | null;
+    community_name: string | null;
+    shared_product: SharedProduct | null;
+    shared_store: SharedStore | null;
+    shared_community: CommunitySummary | null;
+    poll_data: Poll | null;
+    audio_data: {
+        id: string;
+        audio_file: string;
+        duration_seconds: number;
+        transcription: string | null;
+        /** Amplitudes from 0 to 1 along the recording; not computed today, so null */
+        waveform_data: Array<number> | null;
+    } | null;
+    event_data: EventData | null;
+    lost_found_data: LostFoundData | null;
+    likes_count: number;
+    comments_count: number;
+    views_count: number;
+    has_liked: boolean;
+    has_bookmarked: boolean;
+    created_at: string;
+    updated_at: string;
+    /** When its author last changed its text; null until then (earlier versions: GET /api/feed/posts/{post_id}/history/) */
+    edited_at: string | null;
+    /** Plain text around the match, at most 200 characters */
+    snippet: string;
+    /** [start, end) offsets into `snippet` (UTF-16 code units, as JavaScript strings index) of the words that matched; no markup anywhere */
+    highlights: Array<[number, number]>;
 }
 export interface PostVersion {
     content: string;
@@ -600,6 +708,8 @@ export interface ProfileExport {
     }>;
     created_at: string;
     updated_at: string;
+    /** Whether search finds the person by name, and their posts and comments (default true). Only for the user themself and for staff. */
+    discoverable?: boolean;
     /** The caller's own point: never shown to anyone else, but theirs to take */
     latitude: string | null;
     longitude: string | null;
@@ -608,6 +718,20 @@ export interface ProfileExport {
     ref_source: string | null;
     ref_medium: string | null;
     ref_campaign: string | null;
+}
+export interface PushSubscription {
+    id: string;
+    kind: "webpush" | "fcm" | "apns";
+    created_at: string;
+    last_success_at: string | null;
+}
+export interface QuietHours {
+    start: string;
+    end: string;
+    time_zone: string;
+}
+export interface ReadAll {
+    updated: number;
 }
 export interface Review {
     id: string;
@@ -629,6 +753,41 @@ export interface SafetyReport {
     reason: "spam" | "harassment" | "hate" | "violence" | "sexual" | "scam" | "other";
     status: "open" | "resolved";
     created_at: string;
+}
+/** Without `type`: each kind with its count and its best 5 */
+export interface SearchAll {
+    posts: {
+        count: number;
+        results: Array<PostSearchHit>;
+    };
+    comments: {
+        count: number;
+        results: Array<CommentSearchHit>;
+    };
+    users: {
+        count: number;
+        results: Array<UserSummary>;
+    };
+    stores: {
+        count: number;
+        results: Array<SharedStore>;
+    };
+    products: {
+        count: number;
+        results: Array<SharedProduct>;
+    };
+    communities: {
+        count: number;
+        results: Array<CommunitySummary>;
+    };
+    places: {
+        count: number;
+        results: Array<PlaceSearchHit>;
+    };
+    tags: {
+        count: number;
+        results: Array<TagSearchHit>;
+    };
 }
 export interface Session {
     access_token: string;
@@ -729,15 +888,31 @@ export interface SyncDeletion {
     /** When it went away (ISO 8601, UTC) */
     deleted_at: string;
 }
+export interface TagSearchHit {
+    tag: string;
+    posts_count: number;
+}
 export interface TokenPair {
     access_token: string;
     refresh_token: string;
+}
+export interface TrendingTag {
+    tag: string;
+    posts_count: number;
+    people_count: number;
+}
+export interface TrendingTags {
+    location_id: string;
+    results: Array<TrendingTag>;
 }
 export interface Unavailable {
     detail: string;
     /** A machine-readable reason where one exists ('token_not_valid': sign in again or refresh) */
     code?: string;
     retry_after?: number;
+}
+export interface UnreadCount {
+    count: number;
 }
 export interface User {
     id: string;
@@ -767,6 +942,8 @@ export interface User {
     }>;
     created_at: string;
     updated_at: string;
+    /** Whether search finds the person by name, and their posts and comments (default true). Only for the user themself and for staff. */
+    discoverable?: boolean;
 }
 export interface UserSummary {
     id: string;
@@ -785,6 +962,9 @@ export interface UsersEnhancement {
     }>;
     inject_at_positions: Array<number>;
     title: string;
+}
+export interface VapidPublicKey {
+    public_key: string;
 }
 export interface Webhook {
     id: string;
@@ -876,10 +1056,11 @@ export interface Operations {
         };
         answer: TokenPair;
     };
-    /** Blacklist the refresh token (cookie or {refresh}) and clear the cookie (POST /api/auth/logout/) */
+    /** Blacklist the refresh token (cookie or {refresh}) and clear the cookie; with push_subscription_id, that device of the caller gets no more pushes (POST /api/auth/logout/) */
     "accounts.logout": {
         input: {
             refresh?: string;
+            push_subscription_id?: string;
         };
         answer: {
             message: string;
@@ -921,6 +1102,7 @@ export interface Operations {
             profile_picture?: Blob;
             /** An image file: JPEG, PNG, WebP or GIF by its bytes, at most 10 MB, 48 megapixels and 16,384 pixels a side; decoded and written anew (see Media in the API description) */
             banner?: Blob;
+            discoverable?: boolean;
             location?: {
                 country?: string | null;
                 state?: string | null;
@@ -942,6 +1124,7 @@ export interface Operations {
             profile_picture?: Blob;
             /** An image file: JPEG, PNG, WebP or GIF by its bytes, at most 10 MB, 48 megapixels and 16,384 pixels a side; decoded and written anew (see Media in the API description) */
             banner?: Blob;
+            discoverable?: boolean;
             location?: {
                 country?: string | null;
                 state?: string | null;
@@ -1352,7 +1535,7 @@ export interface Operations {
     /** Create a post of any type (images in the multipart field `media`, audio in `audio_file`) (POST /api/feed/posts/) */
     "posts.create": {
         input: {
-            post_type: "text" | "image" | "product_share" | "store_share" | "community_share" | "poll" | "audio";
+            post_type: "text" | "image" | "product_share" | "store_share" | "community_share" | "poll" | "audio" | "event" | "lost_found" | "recommendation" | "alert";
             content?: string;
             title?: string;
             content_warning?: string | null;
@@ -1368,6 +1551,13 @@ export interface Operations {
             /** An audio file: MP3, M4A/AAC, OGG, WAV or WebM by its bytes, at most 25 MB; identifying tags removed (see Media in the API description) */
             audio_file?: Blob;
             media?: Blob | Blob[];
+            event_starts_at?: unknown;
+            event_ends_at?: unknown;
+            event_place_name?: string;
+            event_address?: string;
+            event_capacity?: number;
+            lost_found_status?: "lost" | "found";
+            recommended_store_id?: string;
         };
         answer: Post;
     };
@@ -1549,6 +1739,53 @@ export interface Operations {
             message: string;
             liked: boolean;
             likes_count: number;
+        };
+    };
+    /** Answer an event: going, interested or not_going (which removes the answer); going to a full event is 400 (POST /api/feed/posts/{post_id}/rsvp/) */
+    "posts.rsvp": {
+        input: {
+            post_id: string;
+            status: "going" | "interested" | "not_going";
+        };
+        answer: {
+            message: string;
+            status: "going" | "interested" | "not_going";
+            event_data: EventData;
+        };
+    };
+    /** An event post as iCalendar (RFC 5545, text/calendar; over the socket the same text as the body) (GET /api/feed/posts/{post_id}/event.ics) */
+    "posts.event_ics": {
+        input: {
+            post_id: string;
+        };
+        answer: string;
+    };
+    /** A place's events of the next 90 days as an iCalendar feed (RFC 5545, text/calendar), soonest first, at most 500 (GET /api/feed/events.ics) */
+    "posts.events_ics": {
+        input: {
+            location_id: string;
+        };
+        answer: string;
+    };
+    /** Resolve a lost and found post (its author only); it then drops out of the first page of feeds (POST /api/feed/posts/{post_id}/resolve/) */
+    "posts.resolve": {
+        input: {
+            post_id: string;
+        };
+        answer: Post;
+    };
+    /** Neighbours' recommendation posts naming this store, newest first (GET /api/stores/stores/{store_id}/recommendations/) */
+    "stores.recommendations": {
+        input: {
+            store_id: string;
+            page?: number;
+            page_size?: number;
+        };
+        answer: {
+            count: number;
+            next: string | null;
+            previous: string | null;
+            results: Array<Post>;
         };
     };
     /** A post's top-level comments, oldest first (GET /api/posts/posts/{post_id}/comments/) */
@@ -2251,7 +2488,7 @@ export interface Operations {
     /** The next page of one section of the caller's export, after the cursor the export (or the previous page) gave (GET /api/users/profile/export/{section}/) */
     "users.profile_export_section": {
         input: {
-            section: "posts" | "comments" | "post_versions" | "comment_versions" | "messages" | "stores" | "products" | "orders_as_buyer" | "orders_as_seller" | "reviews" | "communities_owned" | "community_memberships" | "post_likes" | "post_bookmarks" | "comment_likes" | "comment_bookmarks" | "poll_votes" | "location_name_suggestions" | "blocks" | "mutes" | "reports" | "webhooks";
+            section: "posts" | "comments" | "post_versions" | "comment_versions" | "messages" | "stores" | "products" | "orders_as_buyer" | "orders_as_seller" | "reviews" | "communities_owned" | "community_memberships" | "post_likes" | "post_bookmarks" | "comment_likes" | "comment_bookmarks" | "poll_votes" | "location_name_suggestions" | "blocks" | "mutes" | "reports" | "webhooks" | "push_subscriptions";
             cursor?: string;
         };
         answer: AccountExportPage;
@@ -2347,6 +2584,151 @@ export interface Operations {
         };
         answer: WebhookDelivery;
     };
+    /** Search posts, comments, people, stores, products, communities, places and tags; all kinds (best 5 each) or one `type`, paginated (GET /api/search/) */
+    "search.query": {
+        input: {
+            q: string;
+            type?: "posts" | "comments" | "users" | "stores" | "products" | "communities" | "places" | "tags";
+            location_id?: string;
+            latitude?: number;
+            longitude?: number;
+            page?: number;
+            page_size?: number;
+        };
+        answer: SearchAll | {
+            count: number;
+            next: string | null;
+            previous: string | null;
+            results: Array<PostSearchHit>;
+        } | {
+            count: number;
+            next: string | null;
+            previous: string | null;
+            results: Array<CommentSearchHit>;
+        } | {
+            count: number;
+            next: string | null;
+            previous: string | null;
+            results: Array<UserSummary>;
+        } | {
+            count: number;
+            next: string | null;
+            previous: string | null;
+            results: Array<SharedStore>;
+        } | {
+            count: number;
+            next: string | null;
+            previous: string | null;
+            results: Array<SharedProduct>;
+        } | {
+            count: number;
+            next: string | null;
+            previous: string | null;
+            results: Array<CommunitySummary>;
+        } | {
+            count: number;
+            next: string | null;
+            previous: string | null;
+            results: Array<PlaceSearchHit>;
+        } | {
+            count: number;
+            next: string | null;
+            previous: string | null;
+            results: Array<TagSearchHit>;
+        };
+    };
+    /** The hashtags of the last 24 hours near a place (it and its neighbours), by how many people used them; at most 10 (GET /api/search/trending-tags/) */
+    "search.trending_tags": {
+        input: {
+            location_id: string;
+        };
+        answer: TrendingTags;
+    };
+    /** Posts carrying a hashtag, nearest place first (to location_id, else the caller’s place), then newest (GET /api/feed/tags/{tag}/) */
+    "feeds.tag": {
+        input: {
+            tag: string;
+            location_id?: string;
+            page?: number;
+            page_size?: number;
+        };
+        answer: {
+            count: number;
+            next: string | null;
+            previous: string | null;
+            results: Array<Post>;
+        };
+    };
+    /** Register a device for pushes: a browser's PushSubscription (webpush), an FCM token or an APNs token; the same one again answers 200 and moves to the caller (POST /api/push/subscriptions/) */
+    "push.subscribe": {
+        input: {
+            kind: "webpush" | "fcm" | "apns";
+            endpoint?: string;
+            keys?: {
+                p256dh: string;
+                auth: string;
+            };
+            expirationTime?: number | null;
+            token?: string;
+            environment?: "production" | "sandbox";
+            locale?: string | null;
+        };
+        answer: PushSubscription;
+    };
+    /** The caller's devices, newest first (never their endpoints, keys or tokens) (GET /api/push/subscriptions/) */
+    "push.list": {
+        input: {
+            page?: number;
+            page_size?: number;
+        };
+        answer: {
+            count: number;
+            next: string | null;
+            previous: string | null;
+            results: Array<PushSubscription>;
+        };
+    };
+    /** Remove one of the caller's devices: it gets no more pushes (DELETE /api/push/subscriptions/{subscription_id}/) */
+    "push.unsubscribe": {
+        input: {
+            subscription_id: string;
+        };
+        answer: null;
+    };
+    /** The VAPID public key (base64url) a browser passes to pushManager.subscribe as applicationServerKey (GET /api/push/vapid-public-key/) */
+    "push.vapid_public_key": {
+        input: Record<string, never>;
+        answer: VapidPublicKey;
+    };
+    /** The caller's notification preferences: pushed types, email digest, previews, quiet hours (GET /api/notifications/preferences/) */
+    "notifications.preferences": {
+        input: Record<string, never>;
+        answer: NotificationPreferences;
+    };
+    /** Change the preferences: fields left out stay as they are; `push` changes only the types it names; unknown types or time zones are 400 (PUT /api/notifications/preferences/) */
+    "notifications.update_preferences": {
+        input: {
+            push?: Record<string, boolean>;
+            email_digest?: "off" | "daily" | "weekly";
+            previews?: boolean;
+            quiet_hours?: {
+                start: string;
+                end: string;
+                time_zone: string;
+            } | null;
+        };
+        answer: NotificationPreferences;
+    };
+    /** The caller's unread notifications (the badge) (GET /api/notifications/unread-count/) */
+    "notifications.unread_count": {
+        input: Record<string, never>;
+        answer: UnreadCount;
+    };
+    /** Mark every notification of the caller read; notification:read_all {read_at} goes to all the caller's sockets (POST /api/notifications/read-all/) */
+    "notifications.read_all": {
+        input: Record<string, never>;
+        answer: ReadAll;
+    };
 }
 /** Every event the server pushes, with its payload. */
 export interface ServerEvents {
@@ -2383,6 +2765,10 @@ export interface ServerEvents {
     "notification:created": Notification;
     /** A notification changed (read on another device) */
     "notification:updated": Notification;
+    /** Every notification of the user was marked read (on another device): clear the badge */
+    "notification:read_all": {
+        read_at: string;
+    };
     /** A message in one of the user's conversations */
     "message:created": Message;
     /** Another participant read a conversation */
@@ -2417,4 +2803,4 @@ export interface OperationRoute {
 export declare const operationRoutes: {
     readonly [K in keyof Operations]: OperationRoute;
 };
-export declare const serverEventNames: readonly ["post:created", "post:updated", "post:deleted", "post:stats", "comment:created", "comment:updated", "poll:updated", "poll:expired", "notification:created", "notification:updated", "message:created", "conversation:read", "typing", "location:updated", "order:created", "order:updated", "community:deleted", "auth:expired"];
+export declare const serverEventNames: readonly ["post:created", "post:updated", "post:deleted", "post:stats", "comment:created", "comment:updated", "poll:updated", "poll:expired", "notification:created", "notification:updated", "notification:read_all", "message:created", "conversation:read", "typing", "location:updated", "order:created", "order:updated", "community:deleted", "auth:expired"];
