@@ -391,6 +391,24 @@ describeInBrowser('the display in Chromium', () => {
     await page.close();
   });
 
+  test('when neighbours tag posts, then the page shows the trending tags of the place, by people, and follows new tagged posts', async () => {
+    const place = await aNeighbourhood(app);
+    const neighbour = await aResidentOf(app, place);
+    const tag = `fete${crypto.randomUUID().slice(0, 6)}`;
+    await aPost(app, place.founder, { content: `Who is coming to the #${tag}?` });
+    await aPost(app, neighbour, { content: `Me! #${tag}` });
+    const { page, problems } = await openDisplay(place.locationId);
+    const item = page.locator('#tags .tags__item', { hasText: `#${tag}` });
+    await item.waitFor({ timeout: 5000 });
+    expect(await item.locator('.tags__note').textContent()).toBe('2 people');
+    await aPost(app, neighbour, { content: `And a #second${tag} tag` });
+    await page.locator('#tags .tags__item', { hasText: `#second${tag}` }).waitFor({ timeout: 10_000 });
+    expect(await page.locator('#tags .tags__name').allTextContents()).toEqual([`#${tag}`, `#second${tag}`]);
+    await page.screenshot({ path: path.join(OUTPUT_DIR, 'display-tags.png') });
+    expect(problems).toEqual([]);
+    await page.close();
+  }, 30_000);
+
   test("when the screen prefers a dark scheme, then the page is dark unless ?theme=light forces light", async () => {
     const place = await aNeighbourhood(app);
     const context = await browser.newContext({ colorScheme: 'dark' });

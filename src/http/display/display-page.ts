@@ -73,6 +73,10 @@ export function displayPage(d: DisplayPageData): string {
       <h2 class="market__title">New in the shops</h2>
       <ul class="market__list" id="products"></ul>
     </section>
+    <section class="market__section" id="tags-section" hidden>
+      <h2 class="market__title">Trending here</h2>
+      <ul class="tags" id="tags"></ul>
+    </section>
   </aside>
 </main>
 </body>

@@ -1,7 +1,7 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { currentDb, type DbOrTx } from '../../platform/db.js';
-import { notBlockedWith, notHiddenFrom } from '../safety/visibility.js';
-import { commentListedFor, postListedFor } from '../posts/post-visibility.js';
+import { notBlockedWith, notHiddenFrom } from '../policy/visibility.js';
+import { commentListedFor, postListedFor } from '../policy/post-visibility.js';
 import type { ParsedQuery, Term } from './query-parser.js';
 
 /**
@@ -100,6 +100,12 @@ export function postVisibleTo(viewerId: string | null, alias = 'p'): SQL {
   return sql`(${viewerId ? sql`TRUE` : sql`${a}.community_id IS NULL`}) AND ${postListedFor(viewerId, alias)} AND ${notHiddenFrom(viewerId, sql`${a}.user_id`)}`;
 }
 
+/** The post part of reading a comment by id: the same rule without mutes (a muted person's post still shows its comments). */
+export function postReadableBy(viewerId: string | null, alias = 'p'): SQL {
+  const a = sql.raw(alias);
+  return sql`(${viewerId ? sql`TRUE` : sql`${a}.community_id IS NULL`}) AND ${postListedFor(viewerId, alias)} AND ${notBlockedWith(viewerId, sql`${a}.user_id`)}`;
+}
+
 /** The statement of a page of posts: ids and ranking keys, with the total. */
 export function postsStatement(q: ItemQuery): SQL {
   return sql`
@@ -123,10 +129,10 @@ export function commentsStatement(q: ItemQuery): SQL {
   return sql`
     SELECT c.id, ${relevance(sql`c.search_vector`, q.text)} AS relevance, ${distance(sql`coalesce(l.center, l.point)`, q.origin)} AS distance,
            c.created_at, count(*) OVER ()::int AS total
-      FROM comments c JOIN users u ON u.id = c.user_id JOIN posts p ON p.id = c.post_id JOIN users pu ON pu.id = p.user_id
+      FROM comments c JOIN users u ON u.id = c.user_id JOIN posts p ON p.id = c.post_id
       LEFT JOIN locations l ON l.id = p.location_id
      WHERE ${textMatch(sql`c.search_vector`, q.text)} AND ${tagMatch(sql`c.tags`, q.tags)} AND ${authorMatch(sql`c.user_id`, q.usernames)}
-       AND ${findableAuthor(q.viewerId, 'u')} AND ${postVisibleTo(q.viewerId)}
+       AND ${findableAuthor(q.viewerId, 'u')} AND ${postReadableBy(q.viewerId)}
        AND ${notHiddenFrom(q.viewerId, sql`c.user_id`)} AND ${commentUnhiddenChain(q.viewerId)}
      ORDER BY relevance DESC, distance ASC NULLS LAST, c.created_at DESC, c.id
      LIMIT ${q.page.limit} OFFSET ${q.page.offset}`;

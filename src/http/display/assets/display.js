@@ -51,6 +51,7 @@ client.on('subscription:ended', ({ channel, id, status }) => {
 
 client.on('post:created', (post) => {
   if (post.location !== locationId) return;
+  if (post.tags?.length) scheduleTrending();
   if (!shown.has(post.id)) setPostCount(postCount + 1);
   upsertPost(post, true);
   void watchPoll(post);
@@ -363,7 +364,35 @@ async function refreshMarket() {
   if (typeof stores?.count === 'number') setCount('count-stores', stores.count);
   fillMarket('stores', storeItems, (s) => [s.logo, s.name, s.description || (s.owner ? `by ${s.owner.display_name}` : '')]);
   fillMarket('products', productItems, (p) => [p.images?.[0]?.image ?? p.images?.[0]?.url, p.name, [p.price, p.store?.name].filter(Boolean).join(' · ')]);
-  $('market').hidden = storeItems.length === 0 && productItems.length === 0;
+  const tagItems = await refreshTrending();
+  $('market').hidden = storeItems.length === 0 && productItems.length === 0 && tagItems.length === 0;
+}
+
+// ---------- trending tags near the place (search.trending_tags: last 24 h, by people) ----------
+
+async function refreshTrending() {
+  const trending = await client.call('search.trending_tags', { location_id: locationId }).catch(() => null);
+  const items = trending?.results ?? [];
+  $('tags').replaceChildren(
+    ...items.map((t) => {
+      const li = h('li', 'tags__item');
+      li.append(h('span', 'tags__name', `#${t.tag}`), h('span', 'tags__note', t.people_count === 1 ? '1 person' : `${t.people_count} people`));
+      return li;
+    }),
+  );
+  $('tags-section').hidden = items.length === 0;
+  if (items.length) $('market').hidden = false;
+  return items;
+}
+
+/** A new tagged post here: read the trending tags again, once for a burst of posts. */
+let trendingTimer = null;
+function scheduleTrending() {
+  if (trendingTimer) return;
+  trendingTimer = setTimeout(() => {
+    trendingTimer = null;
+    if (client.status === 'live') void refreshTrending();
+  }, 5000);
 }
 
 function fillMarket(kind, items, describe) {
