@@ -1,5 +1,4 @@
 import crypto from 'node:crypto';
-import crypto from 'node:crypto';
 import { eventually, unique, type TestApp } from './test-app.js';
 import { CLOSED_LOOPBACK_HOOK, aStoreWebhook } from './operation-reads.js';
 import type { TestUser } from '../builders/users.js';
@@ -277,23 +276,6 @@ export const writes: Record<string, Write> = {
     await aNotification(app, user.id);
     return { as: user, input: {} };
   },
-  // Devices point at a closed loopback port over https: refused at send time (not a public address), never reached.
-  'push.subscribe': async (app) => ({ as: await aResident(app), input: aBrowserSubscription() }),
-  'push.unsubscribe': async (app) => {
-    const user = await aResident(app);
-    const res = await app.rest('POST', '/api/push/subscriptions/', { token: user.token, body: aBrowserSubscription() });
-    if (res.status !== 201) throw new Error(`push.subscribe answered ${res.status} ${JSON.stringify(res.body)}`);
-    return { as: user, input: { subscription_id: res.body.id } };
-  },
-  'notifications.update_preferences': async (app) => ({
-    as: await aResident(app),
-    input: { push: { post_like: false }, email_digest: 'daily', previews: false, quiet_hours: { start: '22:30', end: '07:00', time_zone: 'Europe/Lisbon' } },
-  }),
-  'notifications.read_all': async (app) => {
-    const user = await aResident(app);
-    await aNotification(app, user.id);
-    return { as: user, input: {} };
-  },
 };
 
 /** A shop with a webhook for its orders. */
@@ -321,17 +303,6 @@ async function aReview(app: TestApp) {
   const res = await app.rest('POST', '/api/stores/reviews/', { token: shop.buyer.token, body: { product: shop.product.id, rating: 5, comment: 'Lovely' } });
   if (res.status !== 201) throw new Error(`review answered ${res.status} ${JSON.stringify(res.body)}`);
   return { as: shop.buyer as TestUser, reviewId: res.body.id as string };
-}
-
-/** What a browser's PushSubscription.toJSON() gives (a fresh P-256 key and auth secret), for a closed loopback port. */
-function aBrowserSubscription() {
-  const ecdh = crypto.createECDH('prime256v1');
-  ecdh.generateKeys();
-  return {
-    kind: 'webpush',
-    endpoint: `https://127.0.0.1:9/push/${unique('device')}`,
-    keys: { p256dh: ecdh.getPublicKey().toString('base64url'), auth: crypto.randomBytes(16).toString('base64url') },
-  };
 }
 
 /** What a browser's PushSubscription.toJSON() gives (a fresh P-256 key and auth secret), for a closed loopback port. */
