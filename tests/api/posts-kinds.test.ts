@@ -335,3 +335,27 @@ describe('alerts', () => {
     expect((await createPost(0, nomad, { post_type: 'alert', content: 'Fire' })).body).toMatchObject({ error: 'Location Required' });
   });
 });
+
+describe('export and account deletion', () => {
+  test("when a person exports their account, then their event posts carry event_data and their answers are in event_rsvps; their deletion frees their place at a full event", async () => {
+    const { founder, locationId } = await aNeighbourhood(app);
+    const [guest] = await aCrowd(1, { locationId });
+    const event = await anEvent(founder, { event_capacity: 1 });
+    const lost = await aPost(app, founder, { post_type: 'lost_found', content: 'Grey cat', lost_found_status: 'lost' });
+    await answer(0, guest, event.id, 'going');
+    const other = await anEvent(founder);
+    await answer(1, guest, other.id, 'interested');
+    const mine = await app.rest('GET', '/api/users/profile/export/', { token: founder.token });
+    expect(mine.status).toBe(200);
+    expect(mine.body.posts.find((p: any) => p.id === event.id).event_data).toMatchObject({ capacity: 1, going_count: 1 });
+    expect(mine.body.posts.find((p: any) => p.id === lost.id).lost_found_data).toEqual({ status: 'lost', resolved_at: null });
+    const theirs = await app.rest('GET', '/api/users/profile/export/', { token: guest.token });
+    expect(theirs.body.event_rsvps).toEqual([
+      { post: other.id, status: 'interested', created_at: expect.any(String), updated_at: expect.any(String) },
+      { post: event.id, status: 'going', created_at: expect.any(String), updated_at: expect.any(String) },
+    ]);
+    await sql('DELETE FROM users WHERE id = $1', [guest.id]);
+    expect((await app.rest('GET', `/api/feed/posts/${event.id}/`)).body.event_data).toMatchObject({ going_count: 0 });
+    expect((await app.rest('GET', `/api/feed/posts/${other.id}/`)).body.event_data).toMatchObject({ interested_count: 0 });
+  });
+});

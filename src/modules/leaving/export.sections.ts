@@ -1,5 +1,5 @@
 import type { ExportSection } from './leaving.types.js';
-import { pollVotesExport, postBookmarksExport, postLikesExport, postsExport, postVersionsExport } from '../posts/posts.export.js';
+import { eventRsvpsExport, pollVotesExport, postBookmarksExport, postLikesExport, postsExport, postVersionsExport } from '../posts/posts.export.js';
 import { commentBookmarksExport, commentLikesExport, commentsExport, commentVersionsExport } from '../comments/comments.export.js';
 import { messagesExport } from '../messages/messages.export.js';
 import { productsExport, reviewsExport, storesExport } from '../stores/stores.export.js';
@@ -32,6 +32,7 @@ export const EXPORT_SECTIONS: readonly ExportSection[] = [
   commentLikesExport,
   commentBookmarksExport,
   pollVotesExport,
+  eventRsvpsExport,
   nameSuggestionsExport,
   blocksExport,
   mutesExport,

@@ -58,3 +58,16 @@ export const pollVotesExport: ExportSection = {
     return withPositions(rows, (r) => ({ post: r.post_id, option: r.option_id, option_text: r.option_text, created_at: new Date(r.created_at).toISOString() }));
   },
 };
+
+/** The caller's answers to events (DESIGN.md section 13): which event, going or interested, since when. */
+export const eventRsvpsExport: ExportSection = {
+  name: 'event_rsvps',
+  item: z.object({ post: z.string(), status: z.enum(['going', 'interested']), created_at: z.string(), updated_at: z.string() }),
+  async load(viewer, page) {
+    const { rows } = await platform.db.execute<{ post_id: string; status: 'going' | 'interested'; created_at: Date; updated_at: Date; at: string; position_id: string }>(sql`
+      SELECT post_id, status, created_at, updated_at, post_id AS position_id, ${positionAt(sql`created_at`)} AS at FROM event_rsvps
+      WHERE user_id = ${viewer.userId} AND ${olderThan(sql`created_at`, sql`post_id`, page.before)}
+      ORDER BY created_at DESC, post_id DESC LIMIT ${page.limit}`);
+    return withPositions(rows, (r) => ({ post: r.post_id, status: r.status, created_at: new Date(r.created_at).toISOString(), updated_at: new Date(r.updated_at).toISOString() }));
+  },
+};
