@@ -1,4 +1,4 @@
-import type { AccountDeletionStep } from './leaving.types.js';
+import type { AccountDeletionStep } from '../../core/leaving.js';
 import { accountsLeaving } from '../accounts/accounts.leaving.js';
 import { communitiesLeaving } from '../communities/communities.leaving.js';
 import { postsLeaving } from '../posts/posts.leaving.js';

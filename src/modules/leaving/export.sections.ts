@@ -1,4 +1,4 @@
-import type { ExportSection } from './leaving.types.js';
+import type { ExportSection } from '../../core/leaving.js';
 import { eventRsvpsExport, pollVotesExport, postBookmarksExport, postLikesExport, postsExport, postVersionsExport } from '../posts/posts.export.js';
 import { commentBookmarksExport, commentLikesExport, commentsExport, commentVersionsExport } from '../comments/comments.export.js';
 import { messagesExport } from '../messages/messages.export.js';

@@ -10,7 +10,7 @@ import { transaction, type DbOrTx } from '../../platform/db.js';
 import { findNotification, findNotificationsByIds, listNotifications } from './notifications.queries.js';
 import { serializeNotification, type NotificationBody } from './notifications.serializer.js';
 import { serverBaseUrl } from '../../core/server-base-url.js';
-import { notHiddenFrom } from '../safety/visibility.js';
+import { notHiddenFrom } from '../policy/visibility.js';
 
 declare module '../../core/events.js' {
   interface DomainEventMap {

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { platform } from '../../platform/index.js';
-import type { ExportSection } from '../leaving/leaving.types.js';
-import { olderThan, positionAt, withPositions } from '../leaving/export-paging.js';
+import type { ExportSection } from '../../core/leaving.js';
+import { olderThan, positionAt, withPositions } from '../../core/export-paging.js';
 import { serializePushDevice, zPushSubscriptionBody, type PushDeviceRow } from './push.serializer.js';
 
 /** The account's push devices in its export, as `GET /api/push/subscriptions/` lists them: never endpoints, keys or tokens. */

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import type { AccountDeletionStep } from '../leaving/leaving.types.js';
+import type { AccountDeletionStep } from '../../core/leaving.js';
 
 /**
  * An account's devices and notification preferences go with it (DESIGN.md section 10): no push reaches a phone of
