@@ -247,6 +247,27 @@ describeInBrowser('the display in Chromium', () => {
     await describedCard.locator('.post__content', { hasText: 'the road is clear again' }).waitFor({ state: 'attached', timeout: 1000 });
     expect(await describedCard.locator('.post__edited').count()).toBe(1);
 
+    // The neighbourhood kinds (DESIGN.md section 13): an event shows its time and how many are going; an alert stands
+    // out; a lost-and-found post says what it is.
+    const party = await aPost(app, place.founder, { post_type: 'event', title: 'Street party', content: 'Bring a chair', event_starts_at: '2031-06-01T16:00:00Z', event_ends_at: '2031-06-01T22:00:00Z', event_place_name: 'Elm Street', event_capacity: 40 });
+    expect((await app.rest('POST', `/api/feed/posts/${party.id}/rsvp/`, { token: neighbour.token, body: { status: 'going' } })).status).toBe(200);
+    const alert = await aPost(app, neighbour, { post_type: 'alert', title: 'Water cut', content: 'No water on Elm Street until 6 pm' });
+    const lostCat = await aPost(app, neighbour, { post_type: 'lost_found', content: 'Grey cat seen by the church', lost_found_status: 'found' });
+    const alertCard = page.locator(`.post[data-post-id="${alert.id}"]`);
+    await alertCard.waitFor({ timeout: 1000 });
+    expect(await alertCard.getAttribute('class')).toContain('post--alert');
+    expect(await alertCard.locator('.post__kind').first().textContent()).toBe('Alert');
+    expect(await alertCard.evaluate((el) => getComputedStyle(el).borderLeftWidth)).not.toBe('0px');
+    await page.reload();
+    await page.waitForSelector('body[data-status="live"]', { timeout: 10_000 });
+    const partyCard = page.locator(`.post[data-post-id="${party.id}"]`);
+    await partyCard.waitFor({ timeout: 3000 });
+    expect(await partyCard.locator('time.event__when').getAttribute('datetime')).toBe('2031-06-01T16:00:00.000Z');
+    expect(await partyCard.locator('.event__when').textContent()).toMatch(/Jun|6|1/);
+    expect(await partyCard.locator('.event__going').textContent()).toBe('1 of 40 going');
+    expect(await partyCard.locator('.event__where').textContent()).toBe('Elm Street');
+    expect(await page.locator(`.post[data-post-id="${lostCat.id}"] .post__kind--found`).textContent()).toBe('Found');
+
     // No accessibility violation axe-core finds, with every kind of post on screen.
     // (Arrival animations fade a card in: scanned half-faded, its text would read as low contrast.)
     await page.emulateMedia({ reducedMotion: 'reduce' });
@@ -295,7 +316,7 @@ describeInBrowser('the display in Chromium', () => {
     await page.waitForSelector('body[data-status="live"]', { timeout: 15_000 });
     await page.locator(`.post[data-post-id="${missed.id}"]`).waitFor({ timeout: 5000 });
     expect(await page.locator(`.post[data-post-id="${created.id}"]`).count()).toBe(1);
-    expect(await page.locator('#count-posts .count__value').textContent()).toBe('7');
+    expect(await page.locator('#count-posts .count__value').textContent()).toBe('10');
     // The neighbours count is read again after the reconnection.
     await page.waitForFunction(() => document.querySelector('#count-members .count__value')?.textContent === '3', undefined, { timeout: 3000 });
     // The poll's room was joined again: a vote after the reconnection still moves the bars.

@@ -213,7 +213,8 @@ function updatePoll(postId, pollData) {
   if (poll) fillPoll(poll, pollData);
 }
 
-const KIND_LABELS = { image: 'Photo', poll: 'Poll', audio: 'Audio', product_share: 'For sale', store_share: 'Shop', community_share: 'Community' };
+const KIND_LABELS = { image: 'Photo', poll: 'Poll', audio: 'Audio', product_share: 'For sale', store_share: 'Shop', community_share: 'Community', event: 'Event', recommendation: 'Recommended', alert: 'Alert' };
+const LOST_FOUND_LABELS = { lost: 'Lost', found: 'Found', resolved: 'Resolved' };
 
 function renderPost(post) {
   const el = h('li', 'post post--' + post.post_type);
@@ -226,6 +227,7 @@ function renderPost(post) {
   time.dateTime = post.created_at;
   meta.append(time);
   if (KIND_LABELS[post.post_type]) meta.append(h('span', 'post__kind', KIND_LABELS[post.post_type]));
+  if (post.lost_found_data) meta.append(h('span', 'post__kind post__kind--' + post.lost_found_data.status, LOST_FOUND_LABELS[post.lost_found_data.status]));
   if (post.edited_at) meta.append(h('span', 'post__edited', 'edited'));
   el.append(meta);
 
@@ -251,6 +253,7 @@ function renderPost(post) {
     el.append(poll);
   }
   if (post.audio_data) el.append(...renderAudio(post.audio_data));
+  if (post.event_data) el.append(renderEvent(post.event_data));
   if (post.shared_product) el.append(renderProductShare(post.shared_product));
   if (post.shared_store) el.append(renderStoreShare(post.shared_store));
   if (post.shared_community) el.append(renderCommunityShare(post.shared_community));
@@ -280,6 +283,25 @@ function fillPoll(poll, data) {
   poll.append(options);
   const votes = `${data.total_votes} ${data.total_votes === 1 ? 'vote' : 'votes'}`;
   poll.append(h('p', 'poll__total', data.is_expired ? `${votes} · closed` : `${votes} · open until ${shortDate(data.expires_at)}`));
+}
+
+/** An event: when (a <time> the screen reader reads in full), where, and how many are going. */
+function renderEvent(event) {
+  const box = h('div', 'event');
+  const when = h('time', 'event__when', eventDate(event.starts_at) + (event.ends_at ? ` – ${eventDate(event.ends_at, event.starts_at)}` : ''));
+  when.dateTime = event.starts_at;
+  box.append(when);
+  const where = [event.place_name, event.address].filter(Boolean).join(', ');
+  if (where) box.append(h('span', 'event__where', where));
+  const going = `${event.going_count}${event.capacity ? ` of ${event.capacity}` : ''} going`;
+  box.append(h('span', 'event__going', event.interested_count ? `${going} · ${event.interested_count} interested` : going));
+  return box;
+}
+
+function eventDate(iso, sameDayAs) {
+  const d = new Date(iso);
+  if (sameDayAs && new Date(sameDayAs).toDateString() === d.toDateString()) return d.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
+  return d.toLocaleString([], { weekday: 'short', day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit' });
 }
 
 function renderAudio(audio) {
