@@ -3,6 +3,8 @@ import type { Logger } from '../../platform/logger.js';
 import type { PushDeviceKind, PushSender } from './push-sender.js';
 import { createWebPushSender } from './senders/webpush.js';
 import { resolveVapid } from './vapid.js';
+import { createFcmSender } from './senders/fcm.js';
+import { createApnsSender } from './senders/apns.js';
 
 /**
  * The push services this node speaks to, one sender per device kind, built from the configuration on first use
@@ -15,6 +17,8 @@ export type PushSenderBuilder = (config: Config, log: Logger) => PushSender | nu
 
 export const pushSenderBuilders: PushSenderBuilder[] = [
   (config, log) => createWebPushSender({ vapid: resolveVapid(config, log), allowPrivate: config.PUSH_ALLOW_PRIVATE_ENDPOINTS }),
+  (config, log) => createFcmSender(config, log),
+  (config, log) => createApnsSender(config, log),
 ];
 
 let senders: Map<PushDeviceKind, PushSender> | null = null;
