@@ -109,7 +109,9 @@ async function startService(databaseUrl: string): Promise<{ url: string; child: 
     WEBHOOK_ALLOW_PRIVATE_ENDPOINTS: 'true',
     ORDER_MAX_PENDING_UNITS: '1000000',
   });
-  const child = spawn(process.execPath, [...nodeFlags, '--import', 'tsx', 'src/main.ts'], { env, stdio: ['ignore', 'inherit', 'inherit'] });
+  // WEBHOOKS_BENCH_NODE_FLAGS="--cpu-prof --cpu-prof-dir=/tmp/prof": a CPU profile of the service (written at its exit).
+  const extra = (process.env.WEBHOOKS_BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeFlags, ...extra, '--import', 'tsx', 'src/main.ts'], { env, stdio: ['ignore', 'inherit', 'inherit'] });
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 90_000;
   while (!(await fetch(`${url}/health`).then((r) => r.status === 200, () => false))) {

@@ -115,10 +115,14 @@ export const configSchema = z.object({
   OUTBOX_POLL_MS: z.coerce.number().int().min(10).default(1000),
   /** Outbox work (webhook deliveries...) running on one node at once, all kinds together. */
   OUTBOX_MAX_IN_FLIGHT: z.coerce.number().int().positive().default(32),
+  /** Outbox rows given up (no retry left) are kept this many days for the operator, then deleted (daily job). */
+  OUTBOX_GIVEN_UP_RETENTION_DAYS: z.coerce.number().int().positive().default(30),
   /** Webhooks (docs/webhooks.md): the key their secrets are sealed with in the database; unset: derived from the JWT signing secret. */
   WEBHOOK_SECRET_KEY: optionalText,
   /** `true` lets webhooks reach loopback and private addresses, and plain http: for tests and local receivers only. */
   WEBHOOK_ALLOW_PRIVATE_ENDPOINTS: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
+  /** Webhook deliveries done (succeeded or failed) are kept this many days after their last attempt, then deleted (hourly job); pending ones stay. */
+  WEBHOOK_DELIVERY_RETENTION_DAYS: z.coerce.number().int().positive().default(30),
   /** Push to Android through FCM's HTTP v1 API (docs/push.md): path of the service account's JSON key file (its `project_id`, `client_email`, `private_key`, `token_uri`); unset: FCM devices are refused. */
   FCM_SERVICE_ACCOUNT: optionalText,
   /** FCM's API origin (default https://fcm.googleapis.com): a relay or a test stand-in. */

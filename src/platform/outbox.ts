@@ -129,15 +129,33 @@ export interface OutboxWorkerOptions {
   maxInFlight: number;
 }
 
+/**
+ * Wake-ups closer together than this are one claim: a burst of commits (or a commit and a poll) claims once.
+ * A delivery waits at most this much longer for it.
+ */
+export const WAKE_COALESCE_MS = 10;
+/**
+ * Finished rows are deleted together: with the next claim, or this long after the first of them finished when no
+ * claim comes. A node killed in this window runs them again once their lease is over (at least once, as ever).
+ */
+export const FINISH_BATCH_MS = 20;
+
 /** One node's worker: claims due rows of the kinds it has handlers for and runs them. */
 export class OutboxWorker {
   readonly nodeId = `${os.hostname()}:${process.pid}:${crypto.randomBytes(4).toString('hex')}`;
   private readonly handlers = new Map<string, OutboxHandler>();
   private readonly running = new Map<string, number>();
   private readonly runs = new Set<Promise<void>>();
+  /** Kinds whose last claim left due rows unclaimed (no room, or their key's bound): a finished run claims again. */
+  private readonly backlog = new Set<string>();
+  /** Rows whose run succeeded, not yet deleted (deleted with the next claim, or after FINISH_BATCH_MS). */
+  private done: string[] = [];
   private totalRunning = 0;
   private pumping: Promise<void> | null = null;
+  /** A claim was asked for while one was going: claim again right after it. */
   private pumpAgain = false;
+  private wakeTimer: NodeJS.Timeout | null = null;
+  private flushTimer: NodeJS.Timeout | null = null;
   private stopped = true;
   private timer: NodeJS.Timeout | null = null;
   private unsubscribe: (() => void) | null = null;
@@ -167,8 +185,8 @@ export class OutboxWorker {
   }
 
   /**
-   * Take nothing new and wait up to `graceMs` for the runs in flight. A run still going keeps its lease; when the
-   * lease runs out another node (or this one restarted) runs it again.
+   * Take nothing new and wait up to `graceMs` for the runs in flight, then delete the rows that finished. A run
+   * still going keeps its lease; when the lease runs out another node (or this one restarted) runs it again.
    */
   async stop(graceMs = 5000): Promise<void> {
     this.stopped = true;
@@ -176,14 +194,32 @@ export class OutboxWorker {
     this.unsubscribe = null;
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
+    if (this.wakeTimer) clearTimeout(this.wakeTimer);
+    this.wakeTimer = null;
     const all = Promise.allSettled([this.pumping, ...this.runs]);
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([all, new Promise((resolve) => (timer = setTimeout(resolve, graceMs)))]);
     clearTimeout(timer);
+    if (this.flushTimer) clearTimeout(this.flushTimer);
+    this.flushTimer = null;
+    await this.flushDone().catch((err) => this.opts.log.warn({ err }, 'could not delete finished outbox rows; they will run again'));
   }
 
-  /** Claim what is due now (coalesced: a wake during a claim claims again right after it). */
+  /** Claim what is due, within WAKE_COALESCE_MS (coalesced: wakes meanwhile, or during a claim, are one more claim). */
   wake(): void {
+    if (this.stopped) return;
+    if (this.pumping) {
+      this.pumpAgain = true;
+      return;
+    }
+    if (this.wakeTimer) return;
+    this.wakeTimer = setTimeout(() => {
+      this.wakeTimer = null;
+      this.startPump();
+    }, WAKE_COALESCE_MS);
+  }
+
+  private startPump(): void {
     if (this.stopped) return;
     if (this.pumping) {
       this.pumpAgain = true;
@@ -195,16 +231,23 @@ export class OutboxWorker {
   }
 
   /**
-   * Tests and benches: claim and run until nothing is due by the outbox clock, waiting for each run. (Rows due later
-   * stay; move `outboxClock` to reach them.)
+   * Tests and benches: claim and run until nothing is due by the outbox clock, waiting for each run, and delete the
+   * finished rows. (Rows due later stay; move `outboxClock` to reach them.)
    */
   async settle(): Promise<void> {
     for (;;) {
-      if (this.pumping) await this.pumping;
+      // A claim already asked for is made here, now, rather than by its timer while this returns.
+      if (this.wakeTimer) clearTimeout(this.wakeTimer);
+      this.wakeTimer = null;
+      if (this.pumping) {
+        await this.pumping;
+        continue;
+      }
       const claimed = await this.pumpOnce();
       if (this.runs.size) await Promise.allSettled([...this.runs]);
-      else if (!claimed) return;
+      else if (!claimed && !this.pumping && !this.wakeTimer) break;
     }
+    await this.flushDone();
   }
 
   private async pump(): Promise<void> {
@@ -220,67 +263,110 @@ export class OutboxWorker {
     } while (this.pumpAgain && !this.stopped);
   }
 
-  /** One claim per kind with room; true when anything was claimed. */
+  /**
+   * One claim per kind with room, the finished rows deleted by the first of them (or alone when no kind has room);
+   * true when anything was claimed.
+   */
   private async pumpOnce(): Promise<boolean> {
     let claimedAny = false;
     for (const handler of this.handlers.values()) {
       const room = Math.min(handler.maxInFlight - this.running.get(handler.kind)!, this.opts.maxInFlight - this.totalRunning);
       if (room <= 0) continue;
-      const rows = await this.claim(handler, room);
+      const done = this.takeDone();
+      let result: { rows: ClaimedRow[]; due: number };
+      try {
+        result = await this.claim(handler, room, done);
+      } catch (err) {
+        this.done.push(...done); // the statement rolled back: still to delete
+        throw err;
+      }
+      const { rows, due } = result;
       for (const row of rows) this.launch(handler, row);
       if (rows.length) claimedAny = true;
+      if (due > rows.length) this.backlog.add(handler.kind);
+      else this.backlog.delete(handler.kind);
       // Maybe more are due: claim again once this round is over (the room left decides how many).
       if (rows.length === room) this.pumpAgain = true;
     }
+    await this.flushDone();
     return claimedAny;
   }
 
+  private takeDone(): string[] {
+    const done = this.done;
+    this.done = [];
+    if (this.flushTimer) clearTimeout(this.flushTimer);
+    this.flushTimer = null;
+    return done;
+  }
+
+  /** Deletes the finished rows not yet deleted (one statement). */
+  private async flushDone(): Promise<void> {
+    const done = this.takeDone();
+    if (!done.length) return;
+    try {
+      await this.opts.db.execute(sql`DELETE FROM outbox WHERE id IN (${sql.join(done.map((id) => sql`${id}::bigint`), sql`, `)})`);
+    } catch (err) {
+      this.done.push(...done);
+      throw err;
+    }
+  }
+
   /**
-   * Due rows of one kind, at most `limit`, leased to this node. SKIP LOCKED: rows another node is claiming at this
-   * moment are left to it. With a per-key bound, the keys' leases on every node are counted in the same transaction
-   * and the rows over the bound are left unclaimed (two nodes claiming one key at the same instant may each take
-   * one: the bound holds per claim, and so within one node exactly).
+   * Due rows of one kind, at most `limit`, leased to this node, in one statement (no transaction held open, no
+   * second round trip; on the embedded database's single connection this matters most), which also deletes `done`.
+   * SKIP LOCKED: rows another node is claiming at this moment are left to it. With a per-key bound, the keys'
+   * leases on every node are counted in the same statement and the rows over the bound are left unclaimed (two
+   * nodes claiming one key at the same instant may each take one: the bound holds per claim, and so within one node
+   * exactly). Answers the rows claimed and how many due rows the claim saw (more than it took: some are waiting for
+   * room or for their key).
    */
-  private async claim(handler: OutboxHandler, limit: number): Promise<ClaimedRow[]> {
+  private async claim(handler: OutboxHandler, limit: number, done: readonly string[]): Promise<{ rows: ClaimedRow[]; due: number }> {
     const now = outboxClock.now();
     const nowText = now.toISOString();
     const leaseUntil = new Date(now.getTime() + handler.leaseMs).toISOString();
     const perKey = handler.maxInFlightPerKey;
-    return this.opts.db.transaction(async (tx) => {
-      const candidates = await tx.execute<{ id: string; key: string | null }>(sql`
-        SELECT id::text AS id, key FROM outbox
+    const doneIds = sql`ARRAY[${done.length ? sql.join(done.map((id) => sql`${id}::bigint`), sql`, `) : sql``}]::bigint[]`;
+    // Rows over their key's bound are skipped, so a keyed claim looks a little further than its room.
+    const scan = perKey ? limit * 4 : limit;
+    const chosen = perKey
+      ? sql`
+        busy AS (
+          SELECT key, count(*)::int AS n FROM outbox
+          WHERE key IN (SELECT key FROM due WHERE key IS NOT NULL) AND failed_at IS NULL
+            AND locked_until >= ${nowText}::timestamptz AND id <> ALL(${doneIds})
+          GROUP BY key
+        ),
+        chosen AS (
+          SELECT r.id FROM (SELECT due.*, row_number() OVER (PARTITION BY due.key ORDER BY due.run_at, due.id) AS rn FROM due) r
+          LEFT JOIN busy b ON b.key = r.key
+          WHERE r.key IS NULL OR r.rn + coalesce(b.n, 0) <= ${perKey}
+          ORDER BY r.run_at, r.id LIMIT ${limit}
+        ),`
+      : sql`chosen AS (SELECT id FROM due),`;
+    const { rows } = await this.opts.db.execute<ClaimedRow & { due_n: number }>(sql`
+      WITH gone AS (
+        DELETE FROM outbox WHERE id = ANY(${doneIds}) RETURNING id
+      ),
+      due AS (
+        SELECT id, key, run_at FROM outbox
         WHERE kind = ${handler.kind} AND failed_at IS NULL AND run_at <= ${nowText}::timestamptz
           AND (locked_until IS NULL OR locked_until < ${nowText}::timestamptz)
         ORDER BY run_at, id
-        LIMIT ${perKey ? limit * 4 : limit}
-        FOR UPDATE SKIP LOCKED`);
-      let chosen = candidates.rows;
-      if (perKey) {
-        const keys = [...new Set(chosen.map((c) => c.key).filter((k): k is string => k !== null))];
-        const busy = new Map<string, number>();
-        if (keys.length) {
-          const leased = await tx.execute<{ key: string; n: number }>(sql`
-            SELECT key, count(*)::int AS n FROM outbox
-            WHERE key IN (${sql.join(keys.map((k) => sql`${k}`), sql`, `)}) AND failed_at IS NULL AND locked_until >= ${nowText}::timestamptz
-            GROUP BY key`);
-          for (const row of leased.rows) busy.set(row.key, row.n);
-        }
-        chosen = chosen.filter((c) => {
-          if (c.key === null) return true;
-          const n = busy.get(c.key) ?? 0;
-          if (n >= perKey) return false;
-          busy.set(c.key, n + 1);
-          return true;
-        });
-        chosen = chosen.slice(0, limit);
-      }
-      if (!chosen.length) return [];
-      const claimed = await tx.execute<ClaimedRow>(sql`
-        UPDATE outbox SET locked_until = ${leaseUntil}::timestamptz, locked_by = ${this.nodeId}, attempts = attempts + 1
-        WHERE id IN (${sql.join(chosen.map((c) => sql`${c.id}::bigint`), sql`, `)})
-        RETURNING id::text AS id, kind, key, payload, attempts, created_at`);
-      return claimed.rows;
-    });
+        LIMIT ${scan}
+        FOR UPDATE SKIP LOCKED
+      ),
+      ${chosen}
+      claimed AS (
+        UPDATE outbox o SET locked_until = ${leaseUntil}::timestamptz, locked_by = ${this.nodeId}, attempts = o.attempts + 1
+        FROM chosen WHERE o.id = chosen.id
+        RETURNING o.id::text AS id, o.kind, o.key, o.payload, o.attempts, o.created_at, o.run_at
+      )
+      SELECT c.id, c.kind, c.key, c.payload, c.attempts, c.created_at,
+        (SELECT count(*) FROM due)::int AS due_n, (SELECT count(*) FROM gone)::int AS gone_n
+      FROM (SELECT 1) one LEFT JOIN claimed c ON true
+      ORDER BY c.run_at, c.id::bigint`);
+    return { rows: rows.filter((r) => r.id !== null), due: rows[0]?.due_n ?? 0 };
   }
 
   private launch(handler: OutboxHandler, row: ClaimedRow): void {
@@ -290,9 +376,20 @@ export class OutboxWorker {
       this.running.set(handler.kind, this.running.get(handler.kind)! - 1);
       this.totalRunning--;
       this.runs.delete(run);
-      this.wake();
+      // Rows were left waiting for room: claim now. Otherwise only the finished row's deletion is due.
+      if (this.backlog.has(handler.kind)) this.wake();
+      else this.scheduleFlush();
     });
     this.runs.add(run);
+  }
+
+  private scheduleFlush(): void {
+    if (!this.done.length || this.flushTimer || this.stopped) return;
+    this.flushTimer = setTimeout(() => {
+      this.flushTimer = null;
+      if (this.pumping || this.wakeTimer) return; // the claim coming deletes them
+      this.flushDone().catch((err) => this.opts.log.error({ err }, 'could not delete finished outbox rows; retrying with the next claim'));
+    }, FINISH_BATCH_MS);
   }
 
   private async runOne(handler: OutboxHandler, row: ClaimedRow): Promise<void> {
@@ -313,9 +410,7 @@ export class OutboxWorker {
       return;
     }
     this.runsCounter?.inc({ kind: handler.kind, outcome: 'ok' });
-    await this.opts.db
-      .execute(sql`DELETE FROM outbox WHERE id = ${row.id}::bigint`)
-      .catch((err) => this.opts.log.error({ err, outboxId: row.id, kind: row.kind }, 'could not delete a finished outbox row; it will run again'));
+    this.done.push(row.id);
   }
 
   private async failed(handler: OutboxHandler, job: OutboxJob, payload: OutboxPayloads[OutboxKind], error: unknown): Promise<void> {

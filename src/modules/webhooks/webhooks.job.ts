@@ -9,10 +9,12 @@ import { DISABLE_AFTER_FAILING_MS, FAILING_DAYS_REASON, disableWebhook } from '.
  * - a webhook whose deliveries have failed for 3 days is disabled (its owner told) even when no attempt comes to
  *   notice it: the last retry of a delivery is about 28 h after its first attempt, so a webhook that failed once and
  *   got no new event would otherwise stay on for ever;
- * - deliveries whose last attempt (or creation) is older than DELIVERY_RETENTION_DAYS are deleted, pending ones
- *   never (a redelivery may have made an old one pending again).
+ * - deliveries whose last attempt (or creation) is older than WEBHOOK_DELIVERY_RETENTION_DAYS days (a setting,
+ *   default DELIVERY_RETENTION_DAYS) are deleted, pending ones never (a redelivery may have made an old one pending
+ *   again); index webhook_deliveries_done_age_idx (migration 0031), whose expression is this statement's.
  * Idempotent: a second run finds nothing more. Times by `outboxClock`, as the deliveries are stamped.
  */
+/** The default of WEBHOOK_DELIVERY_RETENTION_DAYS. */
 export const DELIVERY_RETENTION_DAYS = 30;
 const BATCH = 1000;
 
@@ -25,8 +27,8 @@ export async function disableLongFailingWebhooks(now = outboxClock.now()): Promi
   return { disabled: rows.length };
 }
 
-export async function deleteOldDeliveries(now = outboxClock.now()): Promise<{ deleted: number }> {
-  const before = new Date(now.getTime() - DELIVERY_RETENTION_DAYS * 24 * 3600_000).toISOString();
+export async function deleteOldDeliveries(now = outboxClock.now(), retentionDays = platform.config.WEBHOOK_DELIVERY_RETENTION_DAYS): Promise<{ deleted: number }> {
+  const before = new Date(now.getTime() - retentionDays * 24 * 3600_000).toISOString();
   let deleted = 0;
   for (;;) {
     const result = await platform.db.execute(sql`
