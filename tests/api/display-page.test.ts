@@ -32,7 +32,7 @@ const OUTPUT_DIR = path.resolve('test-output');
 // What the page.evaluate callbacks see, run in the browser (the project compiles without the DOM library).
 declare const document: { querySelector(selector: string): any; body: any };
 declare const window: Record<string, unknown>;
-declare function getComputedStyle(el: unknown): { backgroundColor: string };
+declare function getComputedStyle(el: unknown): { backgroundColor: string; borderLeftWidth: string };
 
 let app: TestApp;
 beforeAll(async () => {
