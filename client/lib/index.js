@@ -4,3 +4,4 @@
  */
 export { createClient } from './client.js';
 export { ApiError } from './errors.js';
+export { pushSubscriptionInput, subscribeBrowserPush } from './push.js';

@@ -4,5 +4,7 @@
  */
 export { createClient } from './client.js';
 export { ApiError } from './errors.js';
+export { pushSubscriptionInput, subscribeBrowserPush } from './push.js';
+export type { BrowserPushSubscriptionJSON, PushRegistrationLike } from './push.js';
 export type * from './types.js';
 export type * from './generated/api.js';
