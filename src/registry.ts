@@ -23,6 +23,7 @@ import { webhookOperations } from './modules/webhooks/webhooks.op.js';
 import { searchOperations } from './modules/search/search.op.js';
 import { pushOperations } from './modules/push/push.op.js';
 import { notificationPreferenceOperations } from './modules/notifications/preferences.op.js';
+import { digestOperations } from './modules/notifications/digest.op.js';
 
 /** Every operation of the service: mounted as REST routes, Socket.IO events and OpenAPI paths. */
 export const operations: readonly Operation[] = [
@@ -50,5 +51,6 @@ export const operations: readonly Operation[] = [
   ...searchOperations,
   ...pushOperations,
   ...notificationPreferenceOperations,
+  ...digestOperations,
 ];
 // Realtime channels (core/channels.ts) register themselves when their module's operations are imported here.

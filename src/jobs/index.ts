@@ -13,6 +13,7 @@ import { expiredDeletionsJob } from '../modules/deletions/cleanup.job.js';
 import { fileDeletionsJob } from '../modules/media/file-deletions.job.js';
 import { webhooksHousekeepingJob } from '../modules/webhooks/webhooks.job.js';
 import { outboxGivenUpCleanupJob } from '../platform/outbox-cleanup.job.js';
+import { notificationDigestJob } from '../modules/notifications/digest.job.js';
 
 /**
  * Scheduled jobs. Each runs under a Redis lock when several nodes run, so only one node does the work.
@@ -35,6 +36,7 @@ export const JOBS: JobDefinition[] = [
   fileDeletionsJob,
   webhooksHousekeepingJob,
   outboxGivenUpCleanupJob,
+  notificationDigestJob,
 ];
 
 export interface Jobs {

@@ -8,6 +8,8 @@ export interface Mail {
   to: string;
   subject: string;
   text: string;
+  /** Extra header fields (e.g. List-Unsubscribe and List-Unsubscribe-Post of the notification digest, RFC 8058). */
+  headers?: Record<string, string>;
 }
 
 /**

@@ -10,6 +10,7 @@ import { aBlock, aMute, aReport } from '../builders/safety.js';
 import { sql } from './sql.js';
 import { aLocation, aRemoteSpot, aResident } from '../builders/locations.js';
 import { aNotification } from '../builders/notifications.js';
+import { unsubscribeToken } from '../../src/modules/notifications/digest.js';
 
 /**
  * For every operation that changes something, how to arrange a fresh case of it: the caller and the input. Each
@@ -275,6 +276,12 @@ export const writes: Record<string, Write> = {
     const user = await aResident(app);
     await aNotification(app, user.id);
     return { as: user, input: {} };
+  },
+  // The digest's one-click link (its token made by the app in this process, as the digest mail would carry it).
+  'notifications.digest_unsubscribe': async (app) => {
+    const user = await aResident(app);
+    await app.rest('PUT', '/api/notifications/preferences/', { token: user.token, body: { email_digest: 'weekly' } });
+    return { as: null, input: { token: unsubscribeToken(user.id), 'List-Unsubscribe': 'One-Click' } };
   },
 };
 

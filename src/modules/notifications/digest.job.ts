@@ -1,0 +1,9 @@
+import type { JobDefinition } from '../../core/job-definition.js';
+import { sendDueDigests } from './digest.js';
+
+/** Hourly, on one node (its lock): mails each digest that is due (digest.ts). */
+export const notificationDigestJob: JobDefinition = {
+  name: 'notifications.digest',
+  schedule: '41 * * * *',
+  run: () => sendDueDigests(),
+};
