@@ -262,6 +262,9 @@ export interface DetailError {
     /** A machine-readable reason where one exists ('token_not_valid': sign in again or refresh) */
     code?: string;
 }
+export interface DigestUnsubscribed {
+    email_digest: "off";
+}
 /** A general error in the `{error}` form, sometimes with more about it. */
 export interface ErrorMessage {
     error: string;
@@ -2728,6 +2731,14 @@ export interface Operations {
     "notifications.read_all": {
         input: Record<string, never>;
         answer: ReadAll;
+    };
+    /** One-click unsubscribe (RFC 8058) from the notification digest: the mail's signed token turns email_digest off (POST /api/notifications/digest/unsubscribe/) */
+    "notifications.digest_unsubscribe": {
+        input: {
+            token: string;
+            "List-Unsubscribe"?: string;
+        };
+        answer: DigestUnsubscribed;
     };
 }
 /** Every event the server pushes, with its payload. */

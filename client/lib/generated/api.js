@@ -143,5 +143,6 @@ export const operationRoutes = {
     "notifications.update_preferences": { method: "PUT", path: "/api/notifications/preferences/", auth: "user", files: [] },
     "notifications.unread_count": { method: "GET", path: "/api/notifications/unread-count/", auth: "user", files: [] },
     "notifications.read_all": { method: "POST", path: "/api/notifications/read-all/", auth: "user", files: [] },
+    "notifications.digest_unsubscribe": { method: "POST", path: "/api/notifications/digest/unsubscribe/", auth: "public", files: [] },
 };
 export const serverEventNames = ["post:created", "post:updated", "post:deleted", "post:stats", "comment:created", "comment:updated", "poll:updated", "poll:expired", "notification:created", "notification:updated", "notification:read_all", "message:created", "conversation:read", "typing", "location:updated", "order:created", "order:updated", "community:deleted", "auth:expired"];

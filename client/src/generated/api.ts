@@ -282,6 +282,10 @@ export interface DetailError {
   code?: string;
 }
 
+export interface DigestUnsubscribed {
+  email_digest: "off";
+}
+
 /** A general error in the `{error}` form, sometimes with more about it. */
 export interface ErrorMessage {
   error: string;
@@ -2804,6 +2808,14 @@ export interface Operations {
     input: Record<string, never>;
     answer: ReadAll;
   };
+  /** One-click unsubscribe (RFC 8058) from the notification digest: the mail's signed token turns email_digest off (POST /api/notifications/digest/unsubscribe/) */
+  "notifications.digest_unsubscribe": {
+    input: {
+      token: string;
+      "List-Unsubscribe"?: string;
+    };
+    answer: DigestUnsubscribed;
+  };
 }
 
 /** Every event the server pushes, with its payload. */
@@ -3019,6 +3031,7 @@ export const operationRoutes: { readonly [K in keyof Operations]: OperationRoute
   "notifications.update_preferences": { method: "PUT", path: "/api/notifications/preferences/", auth: "user", files: [] },
   "notifications.unread_count": { method: "GET", path: "/api/notifications/unread-count/", auth: "user", files: [] },
   "notifications.read_all": { method: "POST", path: "/api/notifications/read-all/", auth: "user", files: [] },
+  "notifications.digest_unsubscribe": { method: "POST", path: "/api/notifications/digest/unsubscribe/", auth: "public", files: [] },
 };
 
 export const serverEventNames = ["post:created", "post:updated", "post:deleted", "post:stats", "comment:created", "comment:updated", "poll:updated", "poll:expired", "notification:created", "notification:updated", "notification:read_all", "message:created", "conversation:read", "typing", "location:updated", "order:created", "order:updated", "community:deleted", "auth:expired"] as const;
