@@ -13,6 +13,7 @@ import { loadComment } from './comments.queries.js';
 import { findCommentHead } from '../policy/heads.js';
 import { serializeComment, type CommentBody } from './comments.serializer.js';
 import '../posts/posts.events.js';
+import './comments.events.js';
 
 /**
  * Edits of a comment by its author, and its history (DESIGN.md section 13; docs/modules/comments.md, "Edits"). Only

@@ -16,6 +16,7 @@ import { countComments, listReplies, listTopLevelComments, loadComment, repliesO
 import { findCommentHead } from '../policy/heads.js';
 import { serializeComment, type CommentBody } from './comments.serializer.js';
 import '../posts/posts.events.js';
+import './comments.events.js';
 
 const COMMENT_PAGE = { size: 20, max: 100 };
 

@@ -1,5 +1,4 @@
 import type { PollData, PostBody } from './posts.serializer.js';
-import type { CommentBody } from '../comments/comments.serializer.js';
 
 /**
  * The posts module's domain events (DESIGN.md section 5). Payloads carry the bodies as an anonymous viewer
@@ -28,11 +27,8 @@ declare module '../../core/events.js' {
     /** A counter of the post changed; the stats coalescer turns bursts of these into one `post.stats` a second. */
     'post.counters_changed': { postId: string };
     // `authorId`: the post's author. Pushes about a post never reach the sockets that hide its author (a block either
-    // way, a mute), as its post:created does not; a comment's also skip those that hide the comment's author.
+    // way, a mute), as its post:created does not. A comment's events are the comments module's (comments.events.ts).
     'post.stats': { stats: PostStats; authorId: string; locationId: string | null; communityId: string | null };
-    'comment.created': { postId: string; authorId: string; comment: CommentBody };
-    /** Its author edited it; heard where `comment.created` was (never for a comment hidden by moderation). */
-    'comment.updated': { postId: string; authorId: string; comment: CommentBody };
     'poll.updated': { postId: string; authorId: string; pollData: PollData };
     'poll.expired': { postId: string; authorId: string; locationId: string | null; communityId: string | null; pollData: PollData };
   }
