@@ -90,6 +90,18 @@ describe('APNs sender', () => {
     expect(apns.pushes[0].body.aps.sound).toBe('default');
   });
 
+  test('when the payload takes its full 3,000 bytes, then the shown body is cut to keep the push under 4 KB and the payload stays whole', async () => {
+    const big = message();
+    big.payload = { ...big.payload, body: '€'.repeat(900) }; // 2,700 bytes
+    expect(Buffer.byteLength(JSON.stringify(big.payload))).toBeLessThanOrEqual(3000);
+    expect(await sender().send(device(), big)).toEqual({ outcome: 'sent', status: 200 });
+    const [push] = apns.pushes;
+    expect(push.body.body).toBe(big.payload.body);
+    expect(push.body.aps.alert.body.endsWith('…')).toBe(true);
+    expect(big.payload.body.startsWith(push.body.aps.alert.body.slice(0, -1))).toBe(true);
+    expect(Buffer.byteLength(JSON.stringify(push.body))).toBeLessThanOrEqual(4096);
+  });
+
   test('when many pushes go out, then they share one HTTP/2 connection and one provider token', async () => {
     const opened = apns.connections();
     const apnsSender = sender();

@@ -75,6 +75,19 @@ describe('FCM sender', () => {
     expect(fcm.messages[0].message.android).toMatchObject({ priority: 'NORMAL', ttl: '600s' });
   });
 
+  test('when the payload takes its full 3,000 bytes, then the shown body is cut to keep the message under 4 KB and data stays whole', async () => {
+    const big = message();
+    big.payload = { ...big.payload, body: 'é'.repeat(1360) }; // 2,720 bytes: the payload is about 3,000
+    expect(Buffer.byteLength(JSON.stringify(big.payload))).toBeLessThanOrEqual(3000);
+    expect(await sender().send(device('t1'), big)).toEqual({ outcome: 'sent', status: 200 });
+    expect(fcm.refusedMessages).toEqual([]);
+    const got = fcm.messages[0].message;
+    expect(got.data.body).toBe(big.payload.body);
+    expect(got.notification.body.endsWith('…')).toBe(true);
+    expect(big.payload.body.startsWith(got.notification.body.slice(0, -1))).toBe(true);
+    expect(Buffer.byteLength(JSON.stringify({ data: got.data, notification: got.notification }))).toBeLessThanOrEqual(4000);
+  });
+
   test('when several pushes go out, then one access token serves them all until shortly before it expires', async () => {
     fcm.tokenLifetimeSeconds = 301; // kept until five minutes before: one second
     const fcmSender = sender();

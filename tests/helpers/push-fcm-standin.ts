@@ -15,7 +15,8 @@ import jwt from 'jsonwebtoken';
  * - `POST /v1/projects/<project_id>/messages:send`: the bearer must be a token it issued, unexpired and not revoked
  *   (else 401 UNAUTHENTICATED); the project must be the account's (else 403 PERMISSION_DENIED); the body must be a
  *   v1 message: exactly one of token/topic/condition, `data` values all strings with no reserved key, `android.ttl`
- *   as "<seconds>s", `android.priority` NORMAL or HIGH, `collapse_key` a string, at most 4,096 bytes of data
+ *   as "<seconds>s", `android.priority` NORMAL or HIGH, `collapse_key` a string, at most 4,096 bytes of data and
+ *   notification together
  *   (else 400 INVALID_ARGUMENT). A token marked `unregistered` is answered 404 UNREGISTERED; `nextAnswers` queues
  *   failures (429/503 with Retry-After...).
  * `serviceAccountFile` is the key file to pass as FCM_SERVICE_ACCOUNT, `endpoint` the FCM_ENDPOINT.
@@ -164,8 +165,9 @@ export async function startFcmStandin(opts: { projectId?: string } = {}): Promis
         if (typeof value !== 'string') return invalid(`data.${key} is not a string`, 'message.data');
         if (RESERVED_DATA_KEYS.includes(key) || /^(google|gcm)/.test(key)) return invalid(`data.${key} is a reserved key`, 'message.data');
       }
-      if (Buffer.byteLength(JSON.stringify(message.data)) > 4096) return invalid('Message is too big', 'message.data');
     }
+    // FCM's 4 KB is the data and the notification together.
+    if (Buffer.byteLength(JSON.stringify({ data: message.data ?? {}, notification: message.notification ?? {} })) > 4096) return invalid('Message is too big', 'message');
     const android = message.android;
     if (android !== undefined) {
       if (android.ttl !== undefined && !/^\d+(\.\d{1,9})?s$/.test(android.ttl)) return invalid(`Invalid value at 'message.android.ttl' (${android.ttl})`, 'message.android.ttl');

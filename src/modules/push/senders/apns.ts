@@ -5,6 +5,7 @@ import type { Config } from '../../../platform/config.js';
 import type { Logger } from '../../../platform/logger.js';
 import type { PushDevice, PushMessage, PushSendResult, PushSender } from '../push-sender.js';
 import { retryAfterMs, signJwt } from './jws.js';
+import { fitBody } from './fit.js';
 
 /**
  * iOS through APNs (docs/push.md, "iOS: APNs"): HTTP/2 to `POST /3/device/<token>`, token-based authentication.
@@ -156,18 +157,24 @@ export function apnsHeaders(deviceToken: string, message: PushMessage, topic: st
   };
 }
 
-/** `aps` for the system (alert, badge, a sound for what is urgent, the thread that groups it), the payload for the app. */
+/** APNs' limit for one push's JSON body. */
+export const APNS_MAX_BYTES = 4096;
+
+/**
+ * `aps` for the system (alert, badge, a sound for what is urgent, the thread that groups it), the payload beside it
+ * for the app. The shown body (`aps.alert.body`) is cut when the whole would pass APNs' 4 KB; the payload stays whole.
+ */
 export function apnsBody(message: PushMessage) {
   const { payload } = message;
-  return {
+  return fitBody(payload.body, APNS_MAX_BYTES, (body) => ({
     aps: {
-      alert: { title: payload.title, body: payload.body },
+      alert: { title: payload.title, body },
       badge: payload.unread_count,
       ...(message.urgency === 'high' ? { sound: 'default' } : {}),
       'thread-id': payload.notification_type,
     },
     ...payload,
-  };
+  }));
 }
 
 function readReason(body: string): string | undefined {

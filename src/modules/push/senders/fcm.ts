@@ -4,6 +4,7 @@ import type { Config } from '../../../platform/config.js';
 import type { Logger } from '../../../platform/logger.js';
 import type { PushDevice, PushMessage, PushSendResult, PushSender } from '../push-sender.js';
 import { retryAfterMs, signJwt } from './jws.js';
+import { fitBody } from './fit.js';
 
 /**
  * Android (and any FCM client) through FCM's HTTP v1 API (docs/push.md, "Android: FCM"):
@@ -145,16 +146,22 @@ class TokenError extends Error {
   }
 }
 
-/** The v1 `message` (https://firebase.google.com/docs/reference/fcm/rest/v1/projects.messages). */
+/** What FCM takes at most in one message's `data` and `notification` together (4 KB, with room for the keys). */
+export const FCM_MAX_BYTES = 4000;
+
+/**
+ * The v1 `message` (https://firebase.google.com/docs/reference/fcm/rest/v1/projects.messages). The shown body
+ * (`notification.body`) is cut when data and notification together would pass FCM's 4 KB; `data` stays whole.
+ */
 export function fcmMessage(token: string, message: PushMessage) {
   const { payload } = message;
   const data: Record<string, string> = {};
   for (const [key, value] of Object.entries(payload)) if (value !== null && value !== undefined) data[key] = String(value);
+  const shown = fitBody(payload.body, FCM_MAX_BYTES, (body) => ({ data, notification: { title: payload.title, body } }));
   return {
     message: {
       token,
-      data,
-      notification: { title: payload.title, body: payload.body },
+      ...shown,
       android: {
         collapse_key: message.collapseId,
         priority: message.urgency === 'high' ? 'HIGH' : 'NORMAL',
