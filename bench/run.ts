@@ -26,7 +26,7 @@ DB_CASES.push((await import('./cases/marketplace.js')).marketplaceCase);
 DB_CASES.push((await import('./cases/sync.js')).syncCase);
 DB_CASES.push((await import('./cases/display.js')).displayCase);
 DB_CASES.push((await import('./cases/community-fanout.js')).communityFanoutCase);
-const ALL = [...DB_CASES.map((c) => c.name), 'kernel', 'adapters', 'realtime', 'media', 'webhooks', 'startup', 'embedded'];
+const ALL = [...DB_CASES.map((c) => c.name), 'kernel', 'adapters', 'realtime', 'media', 'webhooks', 'search', 'startup', 'embedded'];
 const RESULTS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'results');
 
 const numberFlag = (argv: string[], name: string): number | null => {
@@ -136,6 +136,11 @@ async function main() {
     const result = await runWebhooks(opts);
     console.log(formatWebhooks(result, opts));
     console.log(`  results: ${await writeResults('webhooks', result.rows, { ...opts, orderP99Ratio: result.orderP99Ratio, failing: result.failing, load: result.load })}`);
+  }
+  if (names.includes('search')) {
+    // Each database in a process of its own (bench/search.ts prints its table and writes bench/results/search-*.json).
+    const { runSearchBench } = await import('./search.js');
+    await runSearchBench(process.argv.slice(2).filter((a) => a.startsWith('--')));
   }
   // Last, with the benchmark server stopped: the start-up runs must not share the CPU with it.
   if (names.includes('startup')) {
