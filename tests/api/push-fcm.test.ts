@@ -131,13 +131,13 @@ describe('FCM sender', () => {
     expect(await sender().send(device(''), message())).toMatchObject({ outcome: 'failed', status: null });
   });
 
-  test('when the assertion is signed with another key, then the token endpoint refuses it and nothing is sent', async () => {
+  test('when the assertion is signed with another key, then the token endpoint refuses it, nothing is sent and the push fails (no retry can pass)', async () => {
     const account = JSON.parse(fs.readFileSync(fcm.serviceAccountFile, 'utf8'));
     const other = crypto.generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' });
     const forged = `${fcm.serviceAccountFile}.forged.json`;
     fs.writeFileSync(forged, JSON.stringify({ ...account, private_key: other }));
     const result = await createFcmSender({ FCM_SERVICE_ACCOUNT: forged, FCM_ENDPOINT: fcm.endpoint }).send(device('t1'), message());
-    expect(result).toMatchObject({ outcome: 'retry', status: 400 });
+    expect(result).toMatchObject({ outcome: 'failed', status: 400 });
     expect(fcm.refusedAssertions).toEqual([expect.stringContaining('invalid signature')]);
     expect(fcm.messages).toEqual([]);
   });

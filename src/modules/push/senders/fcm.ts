@@ -12,7 +12,8 @@ import { fitBody } from './fit.js';
  * gets for itself: a JWT assertion signed RS256 with its private key (iss = client_email, aud = token_uri, scope
  * firebase.messaging, one hour), exchanged at its token_uri (RFC 7523 `jwt-bearer` grant). The token is kept until
  * five minutes before it expires; concurrent sends share one exchange. A 401 drops it and the send is tried once
- * more with a fresh one.
+ * more with a fresh one. An exchange the token endpoint refuses (4xx: a revoked or wrong key) fails the push; its
+ * 429 and 5xx, and an unreachable endpoint, retry it.
  *
  * The message carries the payload twice: `data` (every field, as strings: FCM's rule) for the app, and
  * `notification` {title, body} so that Android shows it while the app is not running. The pipeline has already
@@ -129,7 +130,9 @@ export function createFcmSender(config: Pick<Config, 'FCM_SERVICE_ACCOUNT' | 'FC
       } catch (err) {
         if (err instanceof TokenError) {
           log?.warn({ status: err.status }, err.message);
-          return { outcome: 'retry', status: err.status, reason: err.message };
+          // The token endpoint's own failures pass; a refused assertion (a revoked or wrong key) would refuse every retry.
+          const passing = err.status === 429 || err.status >= 500;
+          return { outcome: passing ? 'retry' : 'failed', status: err.status, reason: err.message };
         }
         return { outcome: 'retry', status: null, reason: `FCM unreachable: ${(err as Error).message}` };
       }
