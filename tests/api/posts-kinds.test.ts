@@ -11,15 +11,18 @@ import { runJob } from '../../src/jobs/index.js';
 import { eventRemindersJob } from '../../src/modules/posts/event-posts.service.js';
 import { ALERT_FANOUT_BATCH } from '../../src/modules/posts/alerts.service.js';
 import { sql } from '../helpers/sql.js';
+import { adminEnv, loginAdmin } from '../builders/locations.js';
+import { aReport } from '../builders/safety.js';
 
 /**
  * The neighbourhood kinds (DESIGN.md section 13, issue 38): events with RSVPs, capacity and reminders and their
  * iCalendar feeds, lost and found with resolution, recommendations listed on the store, alerts limited to residents
  * and fanned out to every resident through the outbox; over both transports.
  */
+const ADMIN = adminEnv();
 let app: TestApp;
 beforeAll(async () => {
-  app = await startTestApp({ RATE_LIMITS: 'off' });
+  app = await startTestApp({ RATE_LIMITS: 'off', ...ADMIN });
 });
 afterAll(async () => {
   await app.stop();
@@ -357,5 +360,35 @@ describe('export and account deletion', () => {
     await sql('DELETE FROM users WHERE id = $1', [guest.id]);
     expect((await app.rest('GET', `/api/feed/posts/${event.id}/`)).body.event_data).toMatchObject({ going_count: 0 });
     expect((await app.rest('GET', `/api/feed/posts/${other.id}/`)).body.event_data).toMatchObject({ interested_count: 0 });
+  });
+});
+
+describe('moderation sees the current version', () => {
+  test('when a reported post and comment are edited afterwards, then the queue shows the snapshot as reported and the current version beside it, over both transports', async () => {
+    const staff = await loginAdmin(app, ADMIN);
+    const { founder, ...place } = await aNeighbourhood(app);
+    const reporter = await aResidentOf(app, { ...place, locationId: place.locationId });
+    const post = await aPost(app, founder, { post_type: 'lost_found', content: 'Grey cat, call 555-0100', lost_found_status: 'lost' });
+    const comment = await app.rest('POST', '/api/posts/comments/', { token: founder.token, body: { post: post.id, content: 'Still missing' } });
+    await aReport(app, reporter, 'post', post.id, { reason: 'spam' });
+    await aReport(app, reporter, 'comment', comment.body.id, { reason: 'spam' });
+    expect((await app.rest('PATCH', `/api/feed/posts/${post.id}/`, { token: founder.token, body: { content: 'Grey cat' } })).status).toBe(200);
+    expect((await app.rest('PATCH', `/api/posts/comments/${comment.body.id}/`, { token: founder.token, body: { content: 'Found him!' } })).status).toBe(200);
+    const find = async (via: 'rest' | 'socket', id: string) => {
+      for (let page = 1; ; page++) {
+        const res = via === 'rest' ? await app.rest('GET', '/api/admin/reports/', { token: staff, query: { page, page_size: 100 } }) : await app.emit('admin.reports_list', { page, page_size: 100 }, { token: staff });
+        expect(res.status).toBe(200);
+        const found = res.body.results.find((c: any) => c.target_id === id);
+        if (found || !res.body.next) return found;
+      }
+    };
+    for (const via of ['rest', 'socket'] as const) {
+      const postCase = await find(via, post.id);
+      expect(postCase.snapshot).toMatchObject({ content: 'Grey cat, call 555-0100', edited_at: null });
+      expect(postCase.current).toMatchObject({ id: post.id, content: 'Grey cat', edited_at: expect.any(String), lost_found_data: { status: 'lost' } });
+      const commentCase = await find(via, comment.body.id);
+      expect(commentCase.snapshot).toMatchObject({ content: 'Still missing' });
+      expect(commentCase.current).toMatchObject({ content: 'Found him!' });
+    }
   });
 });

@@ -11,13 +11,15 @@ import { serverBaseUrl } from '../../core/server-base-url.js';
 import { hideContent, isHideable, restoreContent } from './content-hiding.js';
 import { findCase, insertLogEntry, listCases, listLogEntries, lockCase, markResolved } from './moderation.queries.js';
 import { serializeCase, serializeLogEntry, type ModerationReportBody } from './reports.serializer.js';
+import { caseBody, currentVersions } from './report-targets.js';
 
 /** The moderation queue (staff only): open cases oldest first, or resolved ones most recently resolved first. */
 export async function listModerationQueue(ctx: AuthedContext, input: { status?: 'open' | 'resolved'; page?: number; page_size?: number }) {
   const status = input.status ?? 'open';
   const params = pageParams(input, { size: 20, max: 100 });
   const { count, rows } = await listCases(status, params.limit, params.offset);
-  return paginated(ctx, '/api/admin/reports/', params, count, rows.map((c) => serializeCase(c, ctx)), { status });
+  const current = await currentVersions(rows);
+  return paginated(ctx, '/api/admin/reports/', params, count, rows.map((c) => serializeCase(c, ctx, current.get(`${c.targetType}:${c.targetId}`) ?? null)), { status });
 }
 
 /** The answer to staff resolving a case about themselves or their own content (DESIGN.md section 9). */
@@ -58,9 +60,9 @@ export async function resolveReport(ctx: AuthedContext, caseId: string, input: {
     await markResolved(tx, caseId, { by: ctx.user.id, action: input.action, note });
     await insertLogEntry(tx, { moderatorId: ctx.user.id, action: input.action, caseId, targetType, targetId, subjectId: ownerId, note });
     // Staff webhooks get the resolved case as the queue shows it, in this transaction's outbox.
-    await emitServiceEvent(tx, 'moderation.action', async () => serializeCase((await findCase(caseId, tx))!, { baseUrl: serverBaseUrl() }));
+    await emitServiceEvent(tx, 'moderation.action', async () => caseBody((await findCase(caseId, tx))!, { baseUrl: serverBaseUrl() }));
   });
-  return serializeCase((await findCase(caseId))!, ctx);
+  return caseBody((await findCase(caseId))!, ctx);
 }
 
 /** Every moderation action, newest first (staff only). */

@@ -2,7 +2,7 @@ import type { AuthedContext } from '../../core/context.js';
 import { notFound } from '../../core/errors.js';
 import { serverBaseUrl } from '../../core/server-base-url.js';
 import type { ReportTargetType } from '../../models/index.js';
-import { loadPost } from '../posts/posts.queries.js';
+import { loadPost, loadPosts } from '../posts/posts.queries.js';
 import { serializePost } from '../posts/posts.serializer.js';
 import { requireViewablePost } from '../policy/post-visibility.js';
 import { loadComment } from '../comments/comments.queries.js';
@@ -19,6 +19,8 @@ import { findProduct } from '../stores/products.queries.js';
 import { serializeProduct } from '../stores/products.serializer.js';
 import { findCommunity } from '../communities/communities.queries.js';
 import { serializeCommunitySummary } from '../communities/communities.serializer.js';
+import type { CaseRow } from './moderation.queries.js';
+import { serializeCase, type ModerationReportBody } from './reports.serializer.js';
 
 /**
  * What can be reported, read as the reporter may read it (DESIGN.md section 9: only someone who can see a thing may
@@ -83,4 +85,27 @@ const loaders: Record<ReportTargetType, Loader> = {
 /** The thing `ctx.user` reports, or the refusal its own read would give. */
 export function findReportableTarget(ctx: AuthedContext, type: ReportTargetType, id: string): Promise<ReportTarget> {
   return loaders[type](ctx, id);
+}
+
+/**
+ * What staff see beside a case's snapshot (DESIGN.md section 13: "a report's snapshot keeps the version reported;
+ * staff see the current one beside it"): a reported post's or comment's version now, whole (hidden or not), read as
+ * the snapshot was (anonymous viewer, the server's base). Keyed `type:id`; absent for the other kinds, which have no
+ * edit history, and for a thing that is gone. One query for the posts of a page, one per comment.
+ */
+export async function currentVersions(targets: ReadonlyArray<{ targetType: ReportTargetType; targetId: string }>): Promise<Map<string, Record<string, unknown>>> {
+  const out = new Map<string, Record<string, unknown>>();
+  const postIds = [...new Set(targets.filter((t) => t.targetType === 'post').map((t) => t.targetId))];
+  for (const post of await loadPosts(postIds, null)) out.set(`post:${post.id}`, serializePost(post, urls()));
+  for (const id of new Set(targets.filter((t) => t.targetType === 'comment').map((t) => t.targetId))) {
+    const comment = await loadComment(id, null);
+    if (comment) out.set(`comment:${id}`, serializeComment(comment, urls()));
+  }
+  return out;
+}
+
+/** A case as staff read it: its snapshot with the current version beside it. */
+export async function caseBody(c: CaseRow, ctx: { baseUrl: string }): Promise<ModerationReportBody> {
+  const current = await currentVersions([c]);
+  return serializeCase(c, ctx, current.get(`${c.targetType}:${c.targetId}`) ?? null);
 }

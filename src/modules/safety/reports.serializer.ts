@@ -36,6 +36,10 @@ export const zModerationReport = z
     snapshot: z
       .record(z.string(), z.unknown())
       .describe("The reported thing as its first reporter saw it, in its own read's shape (post, comment, message alone, user summary with bio, store, product, community summary)"),
+    current: z
+      .record(z.string(), z.unknown())
+      .nullable()
+      .describe('A reported post or comment as it reads now, beside the snapshot of the version reported (it may have been edited since); null for other kinds, or once it is gone'),
     owner: zUserSummary.nullable().describe('Whose it is (the subject of suspend); null once that account is gone'),
     content_state: z.enum(['visible', 'hidden', 'suspended', 'gone']).describe('The thing now: hidden by moderation, a suspended user, or gone (deleted)'),
     reporters_count: z.number().int().describe('Distinct people who reported it in this case'),
@@ -53,13 +57,14 @@ export const zModerationReport = z
   .meta({ id: 'ModerationReport' });
 export type ModerationReportBody = z.infer<typeof zModerationReport>;
 
-export function serializeCase(c: CaseRow, ctx: UrlContext): ModerationReportBody {
+export function serializeCase(c: CaseRow, ctx: UrlContext, current: Record<string, unknown> | null = null): ModerationReportBody {
   return {
     id: c.id,
     target_type: c.targetType,
     target_id: c.targetId,
     status: c.status,
     snapshot: c.snapshot,
+    current,
     owner: staffUser(c.owner, ctx),
     content_state: c.contentState,
     reporters_count: c.reportersCount,

@@ -5,11 +5,11 @@ import { pageParams, paginated } from '../../core/pagination.js';
 import { platform } from '../../platform/index.js';
 import { transaction, type Tx } from '../../platform/db.js';
 import type { ReportReason, ReportTargetType } from '../../models/index.js';
-import { findReportableTarget, type ReportTarget } from './report-targets.js';
+import { caseBody, findReportableTarget, type ReportTarget } from './report-targets.js';
 import { hideContent, isHideable } from './content-hiding.js';
 import { countEstablishedReporters, findReport, insertReport, listReportsBy, lockOpenCase, markAutoHidden } from './reports.queries.js';
 import { insertLogEntry } from './moderation.queries.js';
-import { serializeCase, serializeReport, type SafetyReportBody } from './reports.serializer.js';
+import { serializeReport, type SafetyReportBody } from './reports.serializer.js';
 import { findCase } from './moderation.queries.js';
 import { emitServiceEvent } from '../webhooks/webhooks.events.js';
 import { serverBaseUrl } from '../../core/server-base-url.js';
@@ -39,7 +39,7 @@ export async function fileReport(ctx: AuthedContext, input: NewReport): Promise<
     // The reporter's account was deleted meanwhile (its reports go with it).
     if (!report) throw notFound();
     // Staff webhooks get the case as the moderation queue shows it, in this transaction's outbox.
-    if (reportId) await emitServiceEvent(tx, 'report.created', async () => serializeCase((await findCase(openCase.id, tx))!, { baseUrl: serverBaseUrl() }));
+    if (reportId) await emitServiceEvent(tx, 'report.created', async () => caseBody((await findCase(openCase.id, tx))!, { baseUrl: serverBaseUrl() }));
     return { created: reportId !== null, report: serializeReport(report) };
   });
 }
