@@ -26,7 +26,7 @@ DB_CASES.push((await import('./cases/marketplace.js')).marketplaceCase);
 DB_CASES.push((await import('./cases/sync.js')).syncCase);
 DB_CASES.push((await import('./cases/display.js')).displayCase);
 DB_CASES.push((await import('./cases/community-fanout.js')).communityFanoutCase);
-const ALL = [...DB_CASES.map((c) => c.name), 'kernel', 'adapters', 'realtime', 'media', 'webhooks', 'search', 'startup', 'embedded'];
+const ALL = [...DB_CASES.map((c) => c.name), 'kernel', 'adapters', 'realtime', 'media', 'webhooks', 'search', 'push', 'startup', 'embedded'];
 const RESULTS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'results');
 
 const numberFlag = (argv: string[], name: string): number | null => {
@@ -136,6 +136,25 @@ async function main() {
     const result = await runWebhooks(opts);
     console.log(formatWebhooks(result, opts));
     console.log(`  results: ${await writeResults('webhooks', result.rows, { ...opts, orderP99Ratio: result.orderP99Ratio, failing: result.failing, load: result.load })}`);
+  }
+  if (names.includes('search')) {
+    // Each database in a process of its own (bench/search.ts prints its table and writes bench/results/search-*.json).
+    const { runSearchBench } = await import('./search.js');
+    await runSearchBench(process.argv.slice(2).filter((a) => a.startsWith('--')));
+  }
+  if (names.includes('push')) {
+    const argv = process.argv.slice(2);
+    const { runPush, formatPush } = await import('./push.js');
+    const partsFlag = argv.find((a) => a.startsWith('--parts='));
+    const opts = {
+      likes: numberFlag(argv, 'likes') ?? 60,
+      members: numberFlag(argv, 'members') ?? 10_000,
+      verifyEvery: numberFlag(argv, 'verify-every') ?? 50,
+      parts: (partsFlag ? partsFlag.split('=')[1]!.split(',') : ['like', 'flood']) as Array<'like' | 'flood'>,
+    };
+    const result = await runPush(opts);
+    console.log(formatPush(result));
+    console.log(`  results: ${await writeResults('push', [result], opts)}`);
   }
   if (names.includes('search')) {
     // Each database in a process of its own (bench/search.ts prints its table and writes bench/results/search-*.json).

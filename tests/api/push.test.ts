@@ -9,7 +9,7 @@ import { aCommunity, joinCommunity } from '../builders/communities.js';
 import { aBlock, aMute } from '../builders/safety.js';
 import { platform } from '../../src/platform/index.js';
 import { outboxClock, outboxWorker } from '../../src/platform/outbox.js';
-import { pushHooks } from '../../src/modules/push/push.outbox.js';
+import { flushSuccesses, pushHooks } from '../../src/modules/push/push.outbox.js';
 import { collapseId } from '../../src/modules/push/push.payload.js';
 
 /**
@@ -209,6 +209,7 @@ describe('every notification is pushed', () => {
     expect(second.topic).toBe(first.topic);
     await settle();
     expect(push.received.filter(pushesTo(device.sub))).toHaveLength(2);
+    await flushSuccesses();
     const listed = await app.rest('GET', '/api/push/subscriptions/', { token: ana.token });
     expect(listed.body.results[0].last_success_at).not.toBeNull();
   });

@@ -3,6 +3,7 @@ import type { Logger } from '../../platform/logger.js';
 import type { PushDeviceKind, PushSender } from './push-sender.js';
 import { createWebPushSender } from './senders/webpush.js';
 import { resolveVapid } from './vapid.js';
+import { flushSuccesses } from './push.outbox.js';
 import { createFcmSender } from './senders/fcm.js';
 import { createApnsSender } from './senders/apns.js';
 
@@ -43,8 +44,9 @@ export function overridePushSender(config: Config, log: Logger, sender: PushSend
   (pushSenders(config, log) as Map<PushDeviceKind, PushSender>).set(sender.kind, sender);
 }
 
-/** At shutdown: closes keep-alive connections and HTTP/2 sessions. */
+/** At shutdown (before the database closes): records the last successes, closes keep-alive connections and HTTP/2 sessions. */
 export async function closePushSenders(): Promise<void> {
+  await flushSuccesses();
   const current = senders;
   senders = null;
   builtFor = null;

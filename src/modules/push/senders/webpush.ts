@@ -18,6 +18,8 @@ import type { VapidDetails } from '../vapid.js';
  */
 export const WEBPUSH_TIMEOUT_MS = 15_000;
 const MAX_AGENTS = 256;
+/** A VAPID token's life (RFC 8292 allows at most 24 h). */
+const VAPID_TOKEN_SECONDS = 12 * 3600;
 
 export interface WebPushSenderOptions {
   vapid: VapidDetails;
@@ -64,6 +66,23 @@ export function createWebPushSender(opts: WebPushSenderOptions): WebPushSender {
     return agent;
   };
 
+  /**
+   * The VAPID `Authorization` header per push service origin (the token's `aud`), signed by web-push and reused until
+   * an hour before it expires (12 h): RFC 8292 lets a token serve many requests, and signing one (ES256, with the key
+   * converted to PEM by web-push each time) costs more than encrypting the payload.
+   */
+  const tokens = new Map<string, { header: string; renewAt: number }>();
+  function vapidAuthorization(audience: string): string {
+    const now = Date.now();
+    const kept = tokens.get(audience);
+    if (kept && kept.renewAt > now) return kept.header;
+    const expiresAt = Math.floor(now / 1000) + VAPID_TOKEN_SECONDS;
+    const { Authorization } = webpush.getVapidHeaders(audience, opts.vapid.subject, opts.vapid.publicKey, opts.vapid.privateKey, 'aes128gcm', expiresAt) as { Authorization: string };
+    if (tokens.size >= MAX_AGENTS) tokens.delete(tokens.keys().next().value!);
+    tokens.set(audience, { header: Authorization, renewAt: (expiresAt - 3600) * 1000 });
+    return Authorization;
+  }
+
   async function send(device: PushDevice, message: PushMessage): Promise<PushSendResult> {
     if (!device.endpoint || !device.keys) return { outcome: 'failed', status: null, reason: 'The device has no endpoint or keys.' };
     let url: URL;
@@ -76,8 +95,8 @@ export function createWebPushSender(opts: WebPushSenderOptions): WebPushSender {
     if ('refused' in checked) return { outcome: 'failed', status: null, reason: checked.refused };
     let details: ReturnType<typeof webpush.generateRequestDetails>;
     try {
+      // Encrypted here; the VAPID token comes from the cache below (web-push would sign one per push).
       details = webpush.generateRequestDetails({ endpoint: device.endpoint, keys: device.keys }, JSON.stringify(message.payload), {
-        vapidDetails: opts.vapid,
         TTL: Math.max(0, Math.floor(message.ttlSeconds)),
         urgency: message.urgency,
         topic: message.collapseId,
@@ -87,6 +106,7 @@ export function createWebPushSender(opts: WebPushSenderOptions): WebPushSender {
       // A key that is not a P-256 point, an auth secret of the wrong size...: the subscription can never work.
       return { outcome: 'gone', status: 0, reason: `The subscription's keys are not usable: ${(err as Error).message}`.slice(0, 300) };
     }
+    (details.headers as Record<string, string>).Authorization = vapidAuthorization(`${url.protocol}//${url.host}`);
     const agent = agentFor(url, checked);
     return new Promise<PushSendResult>((resolve) => {
       let settled = false;
