@@ -9,7 +9,8 @@ import type { TestUser } from '../builders/users.js';
  * The one post rule, as a property (DESIGN.md section 11): whatever blocks (either way), mutes, moderation, deletions and
  * discoverable settings stand between a caller and a neighbourhood's posts and comments, search finds exactly what the
  * caller may read by id and lists (no muted author, no undiscoverable author but the caller), and nothing else; and
- * every item found reads by id (200) for that caller. Each run arranges a fresh world: posts and comments through the
+ * every item found reads by id (200) for that caller (a post by `posts.get`, a comment by its history read, which answers
+ * whoever may read the comment and 404 to anyone else). Each run arranges a fresh world: posts and comments through the
  * API, the relations through their tables. Runs alternate REST and the socket.
  */
 let app: TestApp;
@@ -104,7 +105,7 @@ describe('search: nothing the caller cannot read by id is ever found', () => {
         const foundComments = await ask('comments');
         const opts = me ? { token: me.token } : {};
         for (const id of foundPosts) expect((await app.rest('GET', `/api/feed/posts/${id}/`, opts)).status).toBe(200);
-        for (const id of foundComments) expect((await app.rest('GET', `/api/posts/comments/${id}/`, opts)).status).toBe(200);
+        for (const id of foundComments) expect((await app.rest('GET', `/api/posts/comments/${id}/history/`, opts)).status).toBe(200);
         expect(foundPosts).toEqual(expectedPosts);
         expect(foundComments).toEqual(expectedComments);
       }),
