@@ -30,7 +30,7 @@ export interface DemoResult {
   seconds: number;
 }
 
-const KINDS = ['users', 'stores', 'products', 'communities', 'memberships', 'posts', 'comments', 'likes', 'votes', 'conversations', 'messages', 'mutes', 'blocks', 'reports'] as const;
+const KINDS = ['users', 'stores', 'products', 'communities', 'memberships', 'posts', 'comments', 'likes', 'votes', 'conversations', 'messages', 'mutes', 'blocks', 'reports', 'events', 'rsvps', 'lost_found', 'recommendations', 'alerts'] as const;
 type Kind = (typeof KINDS)[number];
 
 /** Requests in flight at once: enough to overlap round trips, few enough to stay polite on the embedded database. */
@@ -302,6 +302,13 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
   // ---- The demo account's safety: a muted and a blocked neighbour, and an open report for the moderation queue -------
   const safety = await applyDemoSafety(host, plan, { ids, mainLocationId });
   for (const kind of ['mutes', 'blocks', 'reports'] as const) (safety[kind] ? created : existing)[kind]++;
+
+  // ---- The neighbourhood kinds (DESIGN.md section 13): a street party with RSVPs, a lost cat found, a recommended shop, one alert
+  const kinds = await applyNeighbourhoodKinds(host, as, plan, { mainLocationId, storeIds });
+  for (const kind of ['events', 'rsvps', 'lost_found', 'recommendations', 'alerts'] as const) {
+    created[kind] += kinds.created[kind];
+    existing[kind] += kinds.existing[kind];
+  }
   progress.finish();
   for (const client of [anonymous, admin, ...people.values()]) client?.close();
 
@@ -350,6 +357,88 @@ async function applyDemoSafety(host: HyperlocalClient, plan: ReturnType<typeof p
     }
   }
   return { mutes, blocks, reports };
+}
+
+type KindCounts = Record<'events' | 'rsvps' | 'lost_found' | 'recommendations' | 'alerts', number>;
+
+/**
+ * The neighbourhood kinds in the demo's own neighbourhood: the host's street party next Saturday with neighbours going
+ * and interested, a neighbour's lost cat found (posted lost, then resolved), a neighbour recommending a shop, and the
+ * host's alert (every other resident is notified, through the outbox). The neighbours are the last of the place's
+ * people, never the ones the host mutes or blocks. Each is looked up first among the place's posts: a later run adds
+ * nothing.
+ */
+async function applyNeighbourhoodKinds(
+  host: HyperlocalClient,
+  as: (username: string) => Promise<HyperlocalClient>,
+  plan: ReturnType<typeof planCity>,
+  refs: { mainLocationId: string; storeIds: Map<string, string> },
+): Promise<{ created: KindCounts; existing: KindCounts }> {
+  const created: KindCounts = { events: 0, rsvps: 0, lost_found: 0, recommendations: 0, alerts: 0 };
+  const existing: KindCounts = { events: 0, rsvps: 0, lost_found: 0, recommendations: 0, alerts: 0 };
+  // Not the two the host mutes and blocks (applyDemoSafety picks them the same way): the host must see their posts.
+  const talking = new Set(plan.conversations.map((c) => c.other));
+  const avoided = new Set(plan.users.filter((u) => u.hood === 0 && u.username !== HOST_USERNAME && !talking.has(u.username)).slice(0, 2).map((u) => u.username));
+  const neighbours = plan.users.filter((u) => u.hood === 0 && u.username !== HOST_USERNAME && !avoided.has(u.username)).slice(-6).map((u) => u.username);
+  if (neighbours.length < 3) return { created, existing };
+  const posted = async (type: string, content: string): Promise<any | null> => {
+    for (let page = 1; ; page++) {
+      const body = (await host.call('posts.by_location', { location_id: refs.mainLocationId, page, page_size: 100 })) as { posts: any[]; total_posts: number };
+      const found = body.posts.find((x) => x.post_type === type && x.content === content);
+      if (found) return found;
+      if (page * 100 >= body.total_posts) return null;
+    }
+  };
+
+  const partyText = 'Tables out on the street from four: bring a dish to share, music until ten. Children welcome!';
+  if (await posted('event', partyText)) existing.events++;
+  else {
+    const saturday = new Date();
+    saturday.setUTCDate(saturday.getUTCDate() + ((6 - saturday.getUTCDay() + 7) % 7 || 7));
+    saturday.setUTCHours(16, 0, 0, 0);
+    const party = await host.call('posts.create', {
+      post_type: 'event',
+      title: 'Street party',
+      content: partyText,
+      event_starts_at: saturday.toISOString(),
+      event_ends_at: new Date(saturday.getTime() + 6 * 3_600_000).toISOString(),
+      event_place_name: 'The top of the street',
+      event_address: 'Between the bakery and the park gate',
+      event_capacity: 80,
+    } as InputOf<'posts.create'>);
+    created.events++;
+    for (const [i, username] of neighbours.entries()) {
+      await (await as(username)).call('posts.rsvp', { post_id: party.id, status: i < 4 ? 'going' : 'interested' });
+      created.rsvps++;
+    }
+  }
+
+  const catText = 'Lost: our grey tabby Miso, green collar, last seen by the church on Tuesday evening.';
+  const owner = await as(neighbours[0]);
+  const cat = await posted('lost_found', catText);
+  if (cat) existing.lost_found++;
+  else {
+    const lost = await owner.call('posts.create', { post_type: 'lost_found', content: catText, lost_found_status: 'lost' } as InputOf<'posts.create'>);
+    await owner.call('comments.create', { post: lost.id, content: 'Found him! He was asleep in the garden shed at number 12. Thank you all.', parent: null });
+    await owner.call('posts.resolve', { post_id: lost.id });
+    created.lost_found++;
+  }
+
+  const storeId = [...refs.storeIds.values()][0];
+  const tipText = 'Fixed my bike the same afternoon and only charged for the part. Friendly, honest, recommended!';
+  if (await posted('recommendation', tipText)) existing.recommendations++;
+  else if (storeId) {
+    await (await as(neighbours[1])).call('posts.create', { post_type: 'recommendation', content: tipText, recommended_store_id: storeId } as InputOf<'posts.create'>);
+    created.recommendations++;
+  }
+
+  const alertText = 'Water is off on our street until 6 pm while the main is repaired. Fill a jug now!';
+  if (await posted('alert', alertText)) existing.alerts++;
+  else {
+    await host.call('posts.create', { post_type: 'alert', title: 'Water cut today', content: alertText } as InputOf<'posts.create'>);
+    created.alerts++;
+  }
+  return { created, existing };
 }
 
 /** The id of a planned post in a place, read as the host sees the place's posts (null when it is not there). */

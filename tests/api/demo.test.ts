@@ -45,7 +45,13 @@ test('when the demo runs twice (without, then with an administrator), then the c
   expect(first.created.users).toBe(50);
   const after = await census();
   expect(after.users).toBeGreaterThanOrEqual(50);
-  expect(after.types).toEqual(['audio', 'community_share', 'image', 'poll', 'product_share', 'store_share', 'text']);
+  expect(after.types).toEqual(['alert', 'audio', 'community_share', 'event', 'image', 'lost_found', 'poll', 'product_share', 'recommendation', 'store_share', 'text']);
+  // The neighbourhood kinds (DESIGN.md section 13): a street party with RSVPs, a lost cat found, a recommended shop, one alert.
+  expect({ events: first.created.events, rsvps: first.created.rsvps, lost_found: first.created.lost_found, recommendations: first.created.recommendations, alerts: first.created.alerts }).toEqual({ events: 1, rsvps: 6, lost_found: 1, recommendations: 1, alerts: 1 });
+  const [party] = await sql(`SELECT e.going_count, e.interested_count FROM post_events e JOIN posts p ON p.id = e.post_id JOIN users u ON u.id = p.user_id WHERE u.username = $1`, [HOST_USERNAME]);
+  expect(party).toEqual({ going_count: 4, interested_count: 2 });
+  const [cat] = await sql(`SELECT lost_found_status, resolved_at FROM posts WHERE post_type = 'lost_found' AND location_id = $1`, [first.mainLocationId]);
+  expect(cat).toMatchObject({ lost_found_status: 'lost', resolved_at: expect.any(Date) });
   expect(after.stores).toBeGreaterThanOrEqual(3);
   expect(after.products).toBeGreaterThanOrEqual(after.stores);
   expect(after.communities).toBeGreaterThanOrEqual(3);
