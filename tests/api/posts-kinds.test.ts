@@ -255,6 +255,22 @@ describe('events', () => {
   });
 });
 
+describe('editing the kinds', () => {
+  test("when the author edits an event's text, then the event stays as it was; its time, place or capacity, a lost_found's status or a recommendation's store are refused by name, over both transports", async () => {
+    const { founder } = await aNeighbourhood(app);
+    const event = await anEvent(founder, { event_capacity: 10 });
+    const rest = await app.rest('PATCH', `/api/feed/posts/${event.id}/`, { token: founder.token, body: { title: 'Street party (bring chairs)' } });
+    expect(rest.status).toBe(200);
+    expect(rest.body).toMatchObject({ title: 'Street party (bring chairs)', event_data: event.event_data, edited_at: expect.any(String) });
+    const refused = { event_starts_at: ["An event's time, place and capacity cannot change."] };
+    expect(await app.rest('PATCH', `/api/feed/posts/${event.id}/`, { token: founder.token, body: { event_starts_at: inHours(70) } })).toMatchObject({ status: 400, body: refused });
+    expect(await app.emit('posts.edit', { post_id: event.id, event_starts_at: inHours(70) }, { token: founder.token })).toMatchObject({ status: 400, body: refused });
+    expect((await app.emit('posts.edit', { post_id: event.id, title: 'x', event_capacity: 100 }, { token: founder.token })).body).toEqual({ event_capacity: ["An event's time, place and capacity cannot change."] });
+    const lost = await aPost(app, founder, { post_type: 'lost_found', content: 'Grey cat', lost_found_status: 'lost' });
+    expect((await app.emit('posts.edit', { post_id: lost.id, lost_found_status: 'found' }, { token: founder.token })).status).toBe(400);
+  });
+});
+
 describe('lost and found', () => {
   test('when its author resolves a lost_found post over REST or the socket, then it reads resolved, others may not, and it drops out of the first page of the place\'s feed', async () => {
     const { founder, ...place } = await aNeighbourhood(app);

@@ -242,6 +242,14 @@ const FIXED_ON_EDIT: Record<string, string> = {
   poll_expires_at: "A poll's question and options cannot change.",
   community_id: 'A post cannot move.',
   media: 'Images cannot be added or removed; edit their alt texts with media_alt_texts.',
+  // The neighbourhood kinds (DESIGN.md section 13; docs/modules/posts.md, "Decisions where DESIGN is silent").
+  event_starts_at: "An event's time, place and capacity cannot change.",
+  event_ends_at: "An event's time, place and capacity cannot change.",
+  event_place_name: "An event's time, place and capacity cannot change.",
+  event_address: "An event's time, place and capacity cannot change.",
+  event_capacity: "An event's time, place and capacity cannot change.",
+  lost_found_status: 'What was reported cannot change; resolve it with POST /api/feed/posts/{post_id}/resolve/.',
+  recommended_store_id: "A recommendation's store cannot change.",
 };
 const EDITABLE = ['content', 'title', 'content_warning', 'media_alt_texts'] as const;
 
