@@ -9,6 +9,7 @@
  * ADMIN_PASSWORD and run the demo with the same variables (or --admin-email/--admin-password).
  */
 import { DemoError, runDemo } from './demo/run.js';
+import { demoPush } from './demo/push.js';
 
 function arg(name: string): string | undefined {
   const prefix = `--${name}=`;
@@ -35,6 +36,10 @@ try {
   console.log(['users', 'stores', 'products', 'communities', 'memberships', 'posts', 'comments', 'likes', 'votes', 'conversations', 'messages', 'mutes', 'blocks', 'reports'].map((k) => `  ${line(k)}`).join('\n'));
   console.log(`\nLog in as:      ${result.login.username} (or ${result.login.email}), password ${result.login.password}`);
   console.log(`Display page:   ${result.displayUrl}`);
+  // A Web Push device for demo, and what arrives when a neighbour replies (docs/push.md).
+  const seed = Number(arg('seed') ?? 13);
+  const users = Number(arg('users') ?? process.env.DEMO_USERS ?? 100);
+  console.log(`\n${(await demoPush(url, { seed, users }).catch((err: Error) => ({ message: `Push: the step failed (${err.message}).` }))).message}`);
 } catch (err) {
   console.error(`\n${err instanceof DemoError ? err.message : (err as Error).stack ?? String(err)}`);
   process.exit(1);
