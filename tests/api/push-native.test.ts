@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { eventually, startTestApp, type TestApp } from '../helpers/test-app.js';
 import { startFcmStandin, type FcmStandin } from '../helpers/push-fcm-standin.js';
 import { startApnsStandin, type ApnsStandin } from '../helpers/push-apns-standin.js';
 import { aResidentOf, aPost } from '../builders/posts.js';
@@ -58,7 +58,7 @@ const devicesOf = async (userId: string) =>
 describe('FCM and APNs devices', () => {
   test('when FCM and APNs are configured, then their devices subscribe (201) over REST and over the socket', async () => {
     const { ana } = await aLikedPost();
-    const rest = await app.rest('POST', '/api/push/subscriptions/', { token: ana.token, body: { kind: 'fcm', token: 'fcm:rest-1' } });
+    const rest = await app.rest('POST', '/api/push/subscriptions/', { token: ana.token, body: { kind: 'fcm', token: `fcm:rest-${ana.id}` } });
     expect(rest.status).toBe(201);
     expect(rest.body).toEqual({ id: expect.any(String), kind: 'fcm', created_at: expect.any(String), last_success_at: null });
     const socket = await app.emit('push.subscribe', { kind: 'apns', token: apnsToken(), environment: 'production', locale: 'en-GB' }, { token: ana.token });
@@ -91,8 +91,12 @@ describe('FCM and APNs devices', () => {
     expect(toIphone[0].body).toMatchObject({ aps: { badge: 1, alert: { title: expect.any(String) } }, notification_id: likeNote.id });
     expect(toIphone[0].headers).toMatchObject({ 'apns-topic': apns.topic, 'apns-push-type': 'alert', 'apns-priority': '5' });
     expect(toIphone[0].headers['apns-collapse-id']).toBe(toAndroid[0].message.android.collapse_key);
-    const listed = await app.rest('GET', '/api/push/subscriptions/', { token: ana.token });
-    expect(listed.body.results.every((d: any) => d.last_success_at !== null)).toBe(true);
+    // The success is written once the push service answered.
+    const succeeded = await eventually(async () => {
+      const listed = await app.rest('GET', '/api/push/subscriptions/', { token: ana.token });
+      return listed.body.results.length === 2 && listed.body.results.every((d: any) => d.last_success_at !== null);
+    }, 10_000);
+    expect(succeeded).toBe(true);
   });
 
   test('when FCM says UNREGISTERED and APNs says 410 Unregistered, then both devices are removed', async () => {
