@@ -71,6 +71,12 @@ export interface AccountExport {
         option_text: string;
         created_at: string;
     }>;
+    event_rsvps: Array<{
+        post: string;
+        status: "going" | "interested";
+        created_at: string;
+        updated_at: string;
+    }>;
     location_name_suggestions: Array<{
         id: string;
         location: string;
@@ -420,6 +426,8 @@ export interface ModerationReport {
     status: "open" | "resolved";
     /** The reported thing as its first reporter saw it, in its own read's shape (post, comment, message alone, user summary with bio, store, product, community summary) */
     snapshot: Record<string, unknown>;
+    /** A reported post or comment as it reads now, beside the snapshot of the version reported (it may have been edited since); null for other kinds, or once it is gone */
+    current: Record<string, unknown> | null;
     /** Whose it is (the subject of suspend); null once that account is gone */
     owner: UserSummary | null;
     /** The thing now: hidden by moderation, a suspended user, or gone (deleted) */
@@ -2491,7 +2499,7 @@ export interface Operations {
     /** The next page of one section of the caller's export, after the cursor the export (or the previous page) gave (GET /api/users/profile/export/{section}/) */
     "users.profile_export_section": {
         input: {
-            section: "posts" | "comments" | "post_versions" | "comment_versions" | "messages" | "stores" | "products" | "orders_as_buyer" | "orders_as_seller" | "reviews" | "communities_owned" | "community_memberships" | "post_likes" | "post_bookmarks" | "comment_likes" | "comment_bookmarks" | "poll_votes" | "location_name_suggestions" | "blocks" | "mutes" | "reports" | "webhooks" | "push_subscriptions";
+            section: "posts" | "comments" | "post_versions" | "comment_versions" | "messages" | "stores" | "products" | "orders_as_buyer" | "orders_as_seller" | "reviews" | "communities_owned" | "community_memberships" | "post_likes" | "post_bookmarks" | "comment_likes" | "comment_bookmarks" | "poll_votes" | "event_rsvps" | "location_name_suggestions" | "blocks" | "mutes" | "reports" | "webhooks" | "push_subscriptions";
             cursor?: string;
         };
         answer: AccountExportPage;
