@@ -240,6 +240,13 @@ describe('discoverable on the profile', () => {
     const viaSocket = await app.emit('users.profile', {}, { token: u.token });
     expect(viaSocket.body.discoverable).toBe(false);
     const stranger = await aResidentAt(app, city);
+    // The older name search (users.search) leaves them out too, over both transports.
+    const byName = await app.rest('GET', '/api/users/search/', { token: stranger.token, query: { query: u.username } });
+    expect(byName.body).toEqual([]);
+    expect(await app.emit('users.search', { query: u.username }, { token: stranger.token })).toEqual({ status: 200, body: [] });
+    await app.rest('PATCH', '/api/users/profile/', { token: u.token, body: { discoverable: 'true' } });
+    expect((await app.rest('GET', '/api/users/search/', { token: stranger.token, query: { query: u.username } })).body.map((x: any) => x.id)).toEqual([u.id]);
+    await app.rest('PATCH', '/api/users/profile/', { token: u.token, body: { discoverable: false } });
     const publicView = await app.rest('GET', `/api/users/${u.username}`, { token: stranger.token });
     expect(publicView.body).not.toHaveProperty('discoverable');
     const exported = await app.rest('GET', '/api/users/profile/export/', { token: u.token });

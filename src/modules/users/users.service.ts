@@ -106,7 +106,8 @@ export async function searchUsers(ctx: AuthedContext, query: string | undefined)
   const rows = await platform.db
     .select({ id: users.id, username: users.username, displayName: users.displayName, profilePicture: users.profilePicture })
     .from(users)
-    .where(and(eq(users.isActive, true), or(sql`${users.username} ILIKE ${pattern}`, sql`${users.displayName} ILIKE ${pattern}`), notBlockedWith(ctx.user.id, sql`${users.id}`)))
+    // Not discoverable (DESIGN.md section 11): not found by name, here as in search.query.
+    .where(and(eq(users.isActive, true), eq(users.discoverable, true), or(sql`${users.username} ILIKE ${pattern}`, sql`${users.displayName} ILIKE ${pattern}`), notBlockedWith(ctx.user.id, sql`${users.id}`)))
     // Exact and prefix matches first, then the closest by trigram similarity.
     .orderBy(sql`(lower(${users.username}) = lower(${q})) DESC`, sql`(${users.username} ILIKE ${q.replace(/[\\%_]/g, (c) => `\\${c}`) + '%'}) DESC`, sql`greatest(similarity(${users.username}, ${q}), similarity(${users.displayName}, ${q})) DESC`, users.username)
     .limit(50);
