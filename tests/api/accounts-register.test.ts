@@ -23,7 +23,7 @@ const registration = (overrides: Record<string, unknown> = {}) => {
 
 const USER_FIELDS = [
   'id', 'email', 'username', 'display_name', 'is_verified', 'bio', 'profile_picture', 'website', 'relationship_status',
-  'banner', 'location', 'store', 'owned_communities', 'created_at', 'updated_at',
+  'banner', 'location', 'store', 'owned_communities', 'created_at', 'updated_at', 'discoverable',
 ].sort();
 
 describe('POST /api/auth/register/', () => {

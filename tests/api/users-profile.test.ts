@@ -15,7 +15,7 @@ afterAll(async () => {
 
 const USER_FIELDS = [
   'id', 'email', 'username', 'display_name', 'is_verified', 'bio', 'profile_picture', 'website',
-  'relationship_status', 'banner', 'location', 'store', 'owned_communities', 'created_at', 'updated_at',
+  'relationship_status', 'banner', 'location', 'store', 'owned_communities', 'created_at', 'updated_at', 'discoverable',
 ].sort();
 
 /** Fetch an absolute media URL from the app itself and return its bytes. */
@@ -181,7 +181,7 @@ describe('GET /api/users/{username}', () => {
     const alice = await aUser(app);
     const bare = await app.rest('GET', `/api/users/${alice.username}`);
     expect(bare.status).toBe(200);
-    expect(Object.keys(bare.body).sort()).toEqual(USER_FIELDS.filter((f) => f !== 'email'));
+    expect(Object.keys(bare.body).sort()).toEqual(USER_FIELDS.filter((f) => f !== 'email' && f !== 'discoverable'));
     expect(bare.body).toMatchObject({ id: alice.id, username: alice.username });
     const slash = await app.rest('GET', `/api/users/${alice.username}/`);
     expect(slash).toMatchObject({ status: 200, body: bare.body });

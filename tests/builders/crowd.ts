@@ -16,10 +16,19 @@ export async function aCrowd(n: number, opts: { locationId?: string } = {}): Pro
      RETURNING id, username, email, display_name`,
     [names, opts.locationId ?? null],
   );
-  return Promise.all(
-    rows.map(async (r) => {
-      const tokens = await issueTokens(platform.db, r.id);
-      return { id: r.id, username: r.username, email: r.email, password: '', token: tokens.access_token, refresh: tokens.refresh_token, body: { id: r.id, username: r.username, display_name: r.display_name } };
-    }),
-  );
+  // Tokens in batches: a crowd of thousands issued all at once queues past the pool's connect timeout on a busy machine.
+  const crowd: TestUser[] = [];
+  for (let i = 0; i < rows.length; i += TOKEN_BATCH) {
+    crowd.push(
+      ...(await Promise.all(
+        rows.slice(i, i + TOKEN_BATCH).map(async (r) => {
+          const tokens = await issueTokens(platform.db, r.id);
+          return { id: r.id, username: r.username, email: r.email, password: '', token: tokens.access_token, refresh: tokens.refresh_token, body: { id: r.id, username: r.username, display_name: r.display_name } };
+        }),
+      )),
+    );
+  }
+  return crowd;
 }
+
+const TOKEN_BATCH = 8;
