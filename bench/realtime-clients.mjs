@@ -87,7 +87,8 @@ process.on('message', async (msg) => {
     let firstError;
     for (let i = 0; i < msg.count; i += 100) {
       const batch = [];
-      for (let j = i; j < Math.min(msg.count, i + 100); j++) batch.push(connectOne(msg.url, j < msg.subscribed ? msg.subscribe : null));
+      // `rooms` (the cluster bench's city): socket j subscribes to rooms[j]; otherwise the first `subscribed` to `subscribe`.
+      for (let j = i; j < Math.min(msg.count, i + 100); j++) batch.push(connectOne(msg.url, msg.rooms ? msg.rooms[j] : j < msg.subscribed ? msg.subscribe : null));
       for (const r of await Promise.all(batch)) if (!r.ok) (failed++, (firstError ??= r.error));
     }
     process.send({ cmd: 'connected', failed, firstError });

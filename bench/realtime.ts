@@ -80,7 +80,7 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const round = (v: number) => Math.round(v * 10) / 10;
 
 /** A child process with an IPC channel; started through bash to raise its descriptor limit first. */
-class Child {
+export class Child {
   readonly proc: ChildProcess;
   readonly exited: Promise<void>;
   constructor(label: string, nodeArgs: string[], env: NodeJS.ProcessEnv) {
@@ -122,17 +122,17 @@ class Child {
 }
 
 /** A server (service node or bare) in its own process; prints `listening URL`, answers `memory` and `cpu`. */
-async function startServerProcess(label: string, nodeArgs: string[], env: NodeJS.ProcessEnv): Promise<{ child: Child; url: string }> {
+export async function startServerProcess(label: string, nodeArgs: string[], env: NodeJS.ProcessEnv): Promise<{ child: Child; url: string }> {
   const child = new Child(label, ['--expose-gc', ...nodeArgs], env);
   const url = (await child.waitFor(/listening (\S+)/))[1];
   return { child, url };
 }
 
 const memoryOf = (server: Child) => server.ask<{ bytes: number; rss: number }>({ cmd: 'memory' }, 'memory');
-const cpuOf = async (servers: Child[], reset: boolean) => (await Promise.all(servers.map((s) => s.ask<{ cpuMs: number }>({ cmd: 'cpu', reset }, 'cpu')))).reduce((a, r) => a + r.cpuMs, 0);
+export const cpuOf = async (servers: Child[], reset: boolean) => (await Promise.all(servers.map((s) => s.ask<{ cpuMs: number }>({ cmd: 'cpu', reset }, 'cpu')))).reduce((a, r) => a + r.cpuMs, 0);
 
 /** The client processes; each socket batch is split evenly between them. */
-class Clients {
+export class Clients {
   private procs: Child[] = [];
   async start(count: number) {
     for (let i = 0; i < count; i++) {
@@ -140,6 +140,19 @@ class Clients {
       await new Promise<void>((resolve) => child.proc.once('message', () => resolve()));
       this.procs.push(child);
     }
+  }
+  /** Sockets on `url`, each subscribed to its own room of `rooms` (split between the client processes in order). */
+  async connectRooms(url: string, rooms: Array<{ channel: string; id: string }>) {
+    const k = this.procs.length;
+    const size = Math.ceil(rooms.length / k);
+    const results = await Promise.all(
+      this.procs.map((p, i) => {
+        const mine = rooms.slice(i * size, (i + 1) * size);
+        return p.ask<{ failed: number; firstError?: string }>({ cmd: 'connect', url, count: mine.length, subscribed: mine.length, rooms: mine }, 'connected');
+      }),
+    );
+    const failed = results.reduce((a, r) => a + r.failed, 0);
+    if (failed) throw new Error(`${failed} of ${rooms.length} sockets failed to connect or subscribe: ${results.find((r) => r.firstError)?.firstError}`);
   }
   async connect(url: string, count: number, subscribed: number, subscribe: { channel: string; id: string }) {
     const k = this.procs.length;
@@ -178,7 +191,7 @@ class Clients {
 }
 
 /** Send `rate` per second for `seconds`, each at its own scheduled instant; answers marker -> start time. */
-async function steady(rate: number, seconds: number, send: (marker: string) => Promise<unknown>, prefix: string): Promise<Map<string, number>> {
+export async function steady(rate: number, seconds: number, send: (marker: string) => Promise<unknown>, prefix: string): Promise<Map<string, number>> {
   const started = new Map<string, number>();
   const total = Math.round(rate * seconds);
   const t0 = now();
@@ -197,14 +210,14 @@ async function steady(rate: number, seconds: number, send: (marker: string) => P
 }
 
 /** The text a post carries: the client processes find the marker between `~rtb:` and `~` in the raw frame. */
-const content = (marker: string) => `~rtb:${marker}~`;
+export const content = (marker: string) => `~rtb:${marker}~`;
 
 type Json = { status: number; body: any };
 /**
  * JSON over keep-alive connections. `fresh()` before each rate's run: a connection left idle longer than the
  * server's keep-alive timeout (5 s, while the other server's run went on) may be closed just as a call reuses it.
  */
-function jsonClient(base: string) {
+export function jsonClient(base: string) {
   let agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
   const call = (method: string, p: string, body: unknown, token?: string) =>
     new Promise<Json>((resolve, reject) => {

@@ -26,7 +26,7 @@ DB_CASES.push((await import('./cases/marketplace.js')).marketplaceCase);
 DB_CASES.push((await import('./cases/sync.js')).syncCase);
 DB_CASES.push((await import('./cases/display.js')).displayCase);
 DB_CASES.push((await import('./cases/community-fanout.js')).communityFanoutCase);
-const ALL = [...DB_CASES.map((c) => c.name), 'kernel', 'adapters', 'realtime', 'media', 'webhooks', 'search', 'push', 'startup', 'embedded'];
+const ALL = [...DB_CASES.map((c) => c.name), 'kernel', 'adapters', 'realtime', 'cluster', 'media', 'webhooks', 'search', 'push', 'startup', 'embedded'];
 const RESULTS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'results');
 
 const numberFlag = (argv: string[], name: string): number | null => {
@@ -40,7 +40,8 @@ function parseArgs(argv: string[]): { names: string[]; args: BenchArgs } {
   if (unknown.length) throw new Error(`unknown case ${unknown.join(', ')}; cases: ${ALL.join(', ')}`);
   const iterationsFlag = argv.find((a) => a.startsWith('--iterations='));
   return {
-    names: names.length ? names : ALL,
+    // `cluster` needs Redis and runs only when named.
+    names: names.length ? names : ALL.filter((n) => n !== 'cluster'),
     args: { regenerate: argv.includes('--regenerate'), iterations: iterationsFlag ? Number(iterationsFlag.split('=')[1]) : null },
   };
 }
@@ -105,6 +106,12 @@ async function main() {
     const result = await runRealtime(opts);
     console.log(formatRealtime(result, opts));
     console.log(`  results: ${await writeResults('realtime', result.rows, { ...opts, memoryPerIdleSocket: result.memory })}`);
+  }
+  if (names.includes('cluster')) {
+    const { runCluster, parseClusterArgs } = await import('./realtime-cluster.js');
+    const opts = parseClusterArgs(process.argv.slice(2));
+    const rows = await runCluster(opts);
+    console.log(`  results: ${await writeResults('cluster', rows, { ...opts })}`);
   }
   if (names.includes('media')) {
     const argv = process.argv.slice(2);

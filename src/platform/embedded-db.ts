@@ -16,6 +16,7 @@
 //   flock, else a holder named by pid and start time: data-dir-lock.ts).
 // - The socket is `.s.PGSQL.5432` in the data dir's parent (DATA_DIR for `npm start`), mode 0600; when that
 //   path is too long for a unix socket (108 bytes) it goes to a private 0700 directory under os.tmpdir().
+import fs from 'node:fs';
 import path from 'node:path';
 import { fork, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
@@ -38,6 +39,8 @@ export interface EmbeddedDatabase {
 const STOP_TIMEOUT_MS = 30_000;
 
 const PROCESS_ENTRY = fileURLToPath(new URL('./embedded-db-process.ts', import.meta.url));
+/** The bench pack (scripts/bench-pack.mjs) bundles the child as plain JavaScript beside the bundle that forks it. */
+const PACKED_ENTRY = fileURLToPath(new URL('./embedded-db-process.mjs', import.meta.url));
 
 /** The child runs TypeScript through tsx whatever runs the parent (tsx for `npm start`, jest's swc in tests). */
 function tsxLoader(): string {
@@ -47,8 +50,9 @@ function tsxLoader(): string {
 export async function startEmbeddedDatabase(opts: { dataDir: string }, logger?: EmbeddedDbLogger): Promise<EmbeddedDatabase> {
   const dataDir = path.resolve(opts.dataDir);
   const options: EmbeddedDbProcessOptions = { dataDir, socketDir: path.dirname(dataDir) };
-  const child = fork(PROCESS_ENTRY, [JSON.stringify(options)], {
-    execArgv: ['--import', tsxLoader()],
+  const packed = fs.existsSync(PACKED_ENTRY);
+  const child = fork(packed ? PACKED_ENTRY : PROCESS_ENTRY, [JSON.stringify(options)], {
+    execArgv: packed ? [] : ['--import', tsxLoader()],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
 
