@@ -26,6 +26,7 @@ DB_CASES.push((await import('./cases/marketplace.js')).marketplaceCase);
 DB_CASES.push((await import('./cases/sync.js')).syncCase);
 DB_CASES.push((await import('./cases/display.js')).displayCase);
 DB_CASES.push((await import('./cases/community-fanout.js')).communityFanoutCase);
+DB_CASES.push((await import('./cases/alerts.js')).alertsCase);
 const ALL = [...DB_CASES.map((c) => c.name), 'kernel', 'adapters', 'realtime', 'cluster', 'media', 'webhooks', 'search', 'push', 'startup', 'embedded'];
 const RESULTS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'results');
 
