@@ -14,7 +14,7 @@ afterAll(async () => {
 
 const POST_FIELDS = [
   'id', 'user', 'post_type', 'title', 'content', 'content_warning', 'tags', 'media', 'location', 'location_name', 'community', 'community_name',
-  'shared_product', 'shared_store', 'shared_community', 'poll_data', 'audio_data', 'likes_count', 'comments_count',
+  'shared_product', 'shared_store', 'shared_community', 'poll_data', 'audio_data', 'event_data', 'lost_found_data', 'likes_count', 'comments_count',
   'views_count', 'has_liked', 'has_bookmarked', 'created_at', 'updated_at', 'edited_at',
 ];
 
