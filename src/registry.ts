@@ -1,6 +1,7 @@
 import type { Operation } from './core/operation.js';
 import { accountOperations } from './modules/accounts/accounts.op.js';
 import { userOperations } from './modules/users/users.op.js';
+import { accountAccessOperations } from './modules/accounts/account-access.op.js';
 import { notificationOperations } from './modules/notifications/notifications.op.js';
 import { locationOperations } from './modules/locations/locations.op.js';
 import { postOperations } from './modules/posts/posts.op.js';
@@ -29,6 +30,7 @@ import { digestOperations } from './modules/notifications/digest.op.js';
 export const operations: readonly Operation[] = [
   ...accountOperations,
   ...userOperations,
+  ...accountAccessOperations,
   ...notificationOperations,
   ...locationOperations,
   ...postOperations,

@@ -5,7 +5,7 @@ import { pageParams, paginated } from '../../core/pagination.js';
 import { platform } from '../../platform/index.js';
 import { transaction } from '../../platform/db.js';
 import type { ReportAction } from '../../models/index.js';
-import { deactivateUser } from '../users/users.service.js';
+import { deactivateUser } from '../accounts/account-access.service.js';
 import { emitServiceEvent } from '../webhooks/webhooks.events.js';
 import { serverBaseUrl } from '../../core/server-base-url.js';
 import { hideContent, isHideable, restoreContent } from './content-hiding.js';

@@ -3,7 +3,7 @@ import { defineOperation, ok } from '../../core/operation.js';
 import { zBool, zNumber, zOptionalText, zPage, zPageSize } from '../../core/validation.js';
 import { imageField, zImageFile } from '../../core/uploads.js';
 import { HIERARCHY_LEVELS, RELATIONSHIP_STATUSES } from '../../models/index.js';
-import { adminUpdateUser, getProfile, getPublicProfile, nearbyUsers, searchUsers, updateLocation, updateProfile } from './users.service.js';
+import { getProfile, getPublicProfile, nearbyUsers, searchUsers, updateLocation, updateProfile } from './users.service.js';
 import { zUserBody, zUserSummary } from './users.serializer.js';
 import { zPaginated } from '../../core/response-schemas.js';
 
@@ -152,16 +152,4 @@ export const nearbyUsersOp = defineOperation({
   handler: async (input, ctx) => ok(await nearbyUsers(ctx, input)),
 });
 
-export const adminUpdateUserOp = defineOperation({
-  name: 'admin.users_update',
-  method: 'PATCH',
-  path: '/api/admin/users/{username}/',
-  auth: 'admin',
-  summary: 'Grant or revoke verification, staff, or deactivate a user (administrators)',
-  tags: ['admin', 'users'],
-  input: z.object({ username: z.string().min(1), is_verified: zBool().optional(), is_staff: zBool().optional(), is_active: zBool().optional() }),
-  responses: { 200: zUserBody.extend({ is_staff: z.boolean(), is_active: z.boolean() }).meta({ id: 'AdminUser' }) },
-  handler: async (input, ctx) => ok(await adminUpdateUser(ctx, input.username, input)),
-});
-
-export const userOperations = [getProfileOp, updateProfileOp, patchProfileOp, publicProfileOp, updateLocationOp, searchUsersOp, nearbyUsersOp, adminUpdateUserOp];
+export const userOperations = [getProfileOp, updateProfileOp, patchProfileOp, publicProfileOp, updateLocationOp, searchUsersOp, nearbyUsersOp];
