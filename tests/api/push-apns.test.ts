@@ -111,6 +111,19 @@ describe('APNs sender', () => {
     expect(new Set(apns.pushes.map((p) => p.providerToken)).size).toBe(1);
   });
 
+  test('when APNs takes only 2 streams at once on a connection, then the other pushes wait for a stream and none is refused', async () => {
+    const narrow = await startApnsStandin({ like: apns, maxConcurrentStreams: 2 });
+    try {
+      const narrowSender = sender({ APNS_ENDPOINT: narrow.origin, APNS_CA_FILE: narrow.caFile });
+      const results = await Promise.all(Array.from({ length: 40 }, (_, i) => narrowSender.send(device(i.toString(16).padStart(64, '0')), message())));
+      expect(results.filter((r) => r.outcome !== 'sent')).toEqual([]);
+      expect(narrow.pushes).toHaveLength(40);
+      expect(narrow.connections()).toBe(1);
+    } finally {
+      await narrow.close();
+    }
+  });
+
   test('when the provider token is younger than 50 minutes, then it is reused; from 50 minutes on, a new one is made', async () => {
     // The stand-in refuses a token from the future: the sender's clock starts in the past instead.
     let clock = Date.now() - 45 * 60_000;

@@ -64,7 +64,7 @@ function testCertificates(dir: string) {
 }
 
 /** `like`: a second APNs (the sandbox) that knows the same key, team and topic, its CA file holding both CAs. */
-export async function startApnsStandin(opts: { topic?: string; teamId?: string; keyId?: string; like?: ApnsStandin } = {}): Promise<ApnsStandin> {
+export async function startApnsStandin(opts: { topic?: string; teamId?: string; keyId?: string; like?: ApnsStandin; maxConcurrentStreams?: number } = {}): Promise<ApnsStandin> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'apns-standin-'));
   const certificates = testCertificates(dir);
   if (opts.like) fs.appendFileSync(certificates.ca, fs.readFileSync(opts.like.caFile));
@@ -104,7 +104,13 @@ export async function startApnsStandin(opts: { topic?: string; teamId?: string; 
   };
 
   const sessions = new Set<http2.ServerHttp2Session>();
-  const server = http2.createSecureServer({ key: certificates.key, cert: certificates.cert, allowHTTP1: false });
+  const server = http2.createSecureServer({
+    key: certificates.key,
+    cert: certificates.cert,
+    allowHTTP1: false,
+    // APNs announces its own limit of streams in flight on one connection (low at first, raised once the token is known).
+    settings: { maxConcurrentStreams: opts.maxConcurrentStreams ?? 1000 },
+  });
   const numbers = new WeakMap<object, number>();
   server.on('session', (session) => {
     numbers.set(session, ++connectionCount);

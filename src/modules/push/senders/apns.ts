@@ -15,7 +15,8 @@ import { fitBody } from './fit.js';
  *   early (never before 20 minutes) and the push is tried once more.
  * - One HTTP/2 session per origin is kept open and shared by every push (Apple asks for few, long connections);
  *   it is dropped when the server sends GOAWAY or the socket closes, and opened again on the next push. `close()`
- *   ends them at shutdown.
+ *   ends them at shutdown. Pushes beyond the streams APNs takes at once (its SETTINGS_MAX_CONCURRENT_STREAMS: one
+ *   until its first SETTINGS arrive) wait for a stream instead of being refused (REFUSED_STREAM).
  * - A device registered with `environment: 'sandbox'` (a development build) goes to the sandbox origin; APNS_ENDPOINT,
  *   when set, serves every device.
  * Answers: 200 sent; 410 (Unregistered), 400 BadDeviceToken and DeviceTokenNotForTopic: gone; 429 and 5xx: retry,
@@ -27,6 +28,21 @@ const TOKEN_REUSE_MS = 50 * 60_000;
 const TOKEN_MIN_AGE_MS = 20 * 60_000;
 const REQUEST_TIMEOUT_MS = 10_000;
 const SESSION_IDLE_MS = 30 * 60_000;
+/** Streams in flight on one connection, at most (APNs announces its own limit, about 1,000). */
+const MAX_STREAMS = 1000;
+
+interface Gate {
+  active: number;
+  limit: number;
+  waiting: Array<() => void>;
+}
+const gates = new WeakMap<http2.ClientHttp2Session, Gate>();
+
+/** Lets as many waiting pushes try again as there are free streams (each checks again: waking too many is harmless). */
+function wake(gate: Gate): void {
+  let free = gate.limit - gate.active;
+  while (gate.waiting.length && free-- > 0) gate.waiting.shift()!();
+}
 
 export interface ApnsSenderOptions {
   /** The clock (tests). */
@@ -79,11 +95,23 @@ export function createApnsSender(config: ApnsConfig, log?: Logger, opts: ApnsSen
     const open = sessions.get(origin);
     if (open && !open.closed && !open.destroyed) return open;
     const created = http2.connect(origin, ca ? { ca } : {});
+    // Streams in flight on it: one until APNs says how many it takes (its SETTINGS), then that many.
+    const gate: Gate = { active: 0, limit: 1, waiting: [] };
+    gates.set(created, gate);
+    created.on('remoteSettings', (settings) => {
+      gate.limit = Math.max(1, Math.min(settings.maxConcurrentStreams ?? MAX_STREAMS, MAX_STREAMS));
+      wake(gate);
+    });
     const forget = () => {
       if (sessions.get(origin) === created) sessions.delete(origin);
     };
     created.on('goaway', forget);
-    created.on('close', forget);
+    created.on('close', () => {
+      forget();
+      // Those waiting for a stream on it go on to the next session.
+      gate.limit = Infinity;
+      wake(gate);
+    });
     created.on('error', (err) => {
       forget();
       log?.warn({ err, origin }, 'APNs connection failed');
@@ -93,9 +121,46 @@ export function createApnsSender(config: ApnsConfig, log?: Logger, opts: ApnsSen
     return created;
   }
 
-  function request(origin: string, ca: string | undefined, headers: http2.OutgoingHttpHeaders, body: string) {
+  /** A stream slot on the origin's session (waiting while APNs' limit of streams in flight is reached). */
+  async function slot(origin: string, ca: string | undefined): Promise<{ session: http2.ClientHttp2Session; release: () => void }> {
+    const deadline = Date.now() + REQUEST_TIMEOUT_MS;
+    for (;;) {
+      const current = session(origin, ca);
+      const gate = gates.get(current)!;
+      if (gate.active >= gate.limit) {
+        const waited = await new Promise<boolean>((resolve) => {
+          const timer = setTimeout(() => {
+            gate.waiting.splice(gate.waiting.indexOf(go), 1);
+            resolve(false);
+          }, Math.max(0, deadline - Date.now()));
+          const go = () => {
+            clearTimeout(timer);
+            resolve(true);
+          };
+          gate.waiting.push(go);
+        });
+        if (!waited) throw new Error('timed out waiting for a stream');
+        continue;
+      }
+      if (current.closed || current.destroyed) continue;
+      gate.active++;
+      let released = false;
+      return {
+        session: current,
+        release: () => {
+          if (released) return;
+          released = true;
+          gate.active--;
+          wake(gate);
+        },
+      };
+    }
+  }
+
+  async function request(origin: string, ca: string | undefined, headers: http2.OutgoingHttpHeaders, body: string) {
+    const { session: current, release } = await slot(origin, ca);
     return new Promise<{ status: number; headers: http2.IncomingHttpHeaders; body: string }>((resolve, reject) => {
-      const stream = session(origin, ca).request(headers);
+      const stream = current.request(headers);
       let answer: http2.IncomingHttpHeaders = {};
       const chunks: Buffer[] = [];
       stream.setTimeout(REQUEST_TIMEOUT_MS, () => stream.close(http2.constants.NGHTTP2_CANCEL));
@@ -103,9 +168,13 @@ export function createApnsSender(config: ApnsConfig, log?: Logger, opts: ApnsSen
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
       stream.on('end', () => resolve({ status: Number(answer[':status'] ?? 0), headers: answer, body: Buffer.concat(chunks).toString('utf8') }));
       stream.on('close', () => {
+        release();
         if (!answer[':status']) reject(new Error(stream.rstCode === http2.constants.NGHTTP2_CANCEL ? 'timed out' : `stream closed (${stream.rstCode})`));
       });
-      stream.on('error', reject);
+      stream.on('error', (err) => {
+        release();
+        reject(err);
+      });
       stream.end(body);
     });
   }
