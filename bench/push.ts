@@ -156,6 +156,11 @@ export interface FloodResult {
 async function runFlood(opts: PushBenchOptions): Promise<FloodResult> {
   const databaseUrl = process.env.BENCH_DATABASE_URL ?? DEFAULT_DATABASE_URL;
   await createDatabaseIfMissing(databaseUrl);
+  // Pushes left queued by an earlier run that died (to a stand-in long gone) would retry through this one: cleared.
+  const cleaner = new pg.Client({ connectionString: databaseUrl });
+  await cleaner.connect();
+  await cleaner.query(`DELETE FROM outbox WHERE kind = 'push.send'`).catch(() => undefined);
+  await cleaner.end();
   const service = await startService({ DATABASE_URL: databaseUrl });
   const db = new pg.Client({ connectionString: databaseUrl });
   await db.connect();
