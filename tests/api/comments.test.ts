@@ -103,7 +103,7 @@ describe('comments and replies', () => {
     const post = await aPost(app, place.founder);
     const crowd = await aCrowd(30);
     const answers = await Promise.all(crowd.map((u) => app.rest('POST', '/api/posts/comments/', { token: u.token, body: { post: post.id, content: 'hi' } })));
-    expect(answers.every((a) => a.status === 201)).toBe(true);
+    expect(answers.filter((a) => a.status !== 201).map((a) => [a.status, a.body])).toEqual([]);
     expect(await counters(post.id)).toBe(30);
   }, 60_000);
 });
