@@ -11,7 +11,7 @@ import type { PendingEvents } from '../../core/events.js';
 import { categoryExists, findCommunity, isMember, listCategories, listCommunities, listMembers, membershipsOf, type CommunityFilters } from './communities.queries.js';
 import { serializeCommunity, serializeMember, type CommunityBody } from './communities.serializer.js';
 import { postScopeColumns, recordDeletionsFrom, recordFormerMembers } from '../deletions/deletions.service.js';
-import '../posts/posts.events.js';
+import '../deletions/deletions.events.js';
 import './communities.events.js';
 
 const NAME_TAKEN = 'A community with this name already exists.';

@@ -1,7 +1,9 @@
 import type { PollData, PostBody } from './posts.serializer.js';
+import '../deletions/deletions.events.js';
 
 /**
- * The posts module's domain events (DESIGN.md section 5). Payloads carry the bodies as an anonymous viewer
+ * The posts module's domain events (DESIGN.md section 5); `post.deleted`, which other modules raise too, is
+ * declared in deletions/deletions.events.ts. Payloads carry the bodies as an anonymous viewer
  * sees them, built with the server's base URL; src/realtime/event-routes.ts decides which rooms hear them.
  */
 export interface PostStats {
@@ -19,11 +21,6 @@ declare module '../../core/events.js' {
      * moderation (`hidden`) is told only to its own room, which holds its author's and staff's sockets since the hiding.
      */
     'post.updated': { post: PostBody; locationId: string | null; communityId: string | null; hidden: boolean };
-    /**
-     * The post went away: deleted, or hidden by moderation. A hidden post stays for its author (`keptFor`), whose
-     * devices are left out of the push.
-     */
-    'post.deleted': { postId: string; locationId: string | null; communityId: string | null; keptFor?: string };
     /** A counter of the post changed; the stats coalescer turns bursts of these into one `post.stats` a second. */
     'post.counters_changed': { postId: string };
     // `authorId`: the post's author. Pushes about a post never reach the sockets that hide its author (a block either
