@@ -12,6 +12,7 @@ import { measure, percentile } from '../lib/stats.js';
 import { iterations, type BenchCase, type Measurement } from './case.js';
 import { DEFAULT_FEED_POSTS, ensureFeedsDataset } from './feeds-data.js';
 import { clearScopeCache } from '../../src/modules/feeds/scope-cache.js';
+import { feedPageRows, type PageQuery } from '../../src/modules/feeds/ranking.js';
 
 /**
  * Feeds at scale: 1,000,000 posts over 10,000 locations (`--feed-posts=N` for a smaller dataset).
@@ -166,6 +167,99 @@ async function withBlocksAndMutes(bench: Bench, blockers: AuthUser[], runs: numb
   }
 }
 
+/**
+ * What the visibility conditions (blocks both ways, mutes, moderation: src/modules/policy) cost the feed: page 1 of
+ * the neighbourhood feed's statement (ranking.ts `feedPageRows`, the places kept for the reader's home given, as the
+ * service's page 1 does) against the same statement built without them (`withoutVisibility`), same readers, same
+ * run, taking turns. Nobody among these readers blocks or mutes anyone (the bench's usual state), so both answer the
+ * same posts; the ratio is what the conditions cost a reader with nothing to hide. Two ways:
+ * - one at a time, the two alternating per reader: medians;
+ * - CONCURRENCY closed-loop callers in this process for VISIBILITY_LOAD_MS, the two alternating ROUNDS times:
+ *   statements a second, and the ratio of the two (the target: with them at 0.9 of without or better).
+ */
+const VISIBILITY_LOAD_MS = 3_000;
+async function visibilityCost(readers: AuthUser[], runs: number): Promise<Measurement[]> {
+  // The places around each reader's home, found once (untimed), then given as the service's kept places are.
+  const kept = new Map<string, { homeId: string; places: Awaited<ReturnType<typeof feedPageRows>>['places'] }>();
+  const query = (reader: AuthUser, visibility: boolean): PageQuery => ({
+    source: { around: 'neighbourhood', kept: kept.get(reader.id) },
+    everything: false,
+    snapshotAt: new Date(),
+    after: null,
+    skip: 0,
+    take: 16,
+    show: 15,
+    ...(visibility ? {} : { withoutVisibility: true as const }),
+  });
+  for (const reader of readers) {
+    const found = await feedPageRows({ ...query(reader, true), source: { around: 'neighbourhood' } }, reader.id);
+    if (found.home) kept.set(reader.id, { homeId: found.home.id, places: found.places });
+  }
+  const page = (i: number, visibility: boolean) => {
+    const reader = readers[i % readers.length];
+    return feedPageRows(query(reader, visibility), reader.id);
+  };
+  // Both answer the same posts for these readers (no block, mute or hidden post among them).
+  for (let i = 0; i < Math.min(50, readers.length); i++) {
+    const [a, b] = await Promise.all([page(i, true), page(i, false)]);
+    if (a.items.map((x) => x.id).join() !== b.items.map((x) => x.id).join()) throw new Error('the feed with and without visibility conditions differ for a reader who hides nobody');
+  }
+  const withSamples: number[] = [];
+  const withoutSamples: number[] = [];
+  for (let i = 0; i < runs + 20; i++) {
+    for (const visibility of i % 2 ? [true, false] : [false, true]) {
+      const t = performance.now();
+      await page(i, visibility);
+      if (i >= 20) (visibility ? withSamples : withoutSamples).push(performance.now() - t);
+    }
+  }
+  const load = async (visibility: boolean, from: number): Promise<number> => {
+    let n = from;
+    let done = 0;
+    let stop = false;
+    const caller = async () => {
+      while (!stop) {
+        await page(n++, visibility);
+        done++;
+      }
+    };
+    const started = performance.now();
+    const callers = Array.from({ length: CONCURRENCY }, caller);
+    await new Promise((r) => setTimeout(r, VISIBILITY_LOAD_MS));
+    stop = true;
+    await Promise.all(callers);
+    return done / ((performance.now() - started) / 1000);
+  };
+  await load(true, 0);
+  await load(false, 0);
+  const rates: Array<{ with: number; without: number }> = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    const first = round % 2 === 0;
+    const a = await load(first, round * 10_000);
+    const b = await load(!first, round * 10_000);
+    rates.push(first ? { with: a, without: b } : { with: b, without: a });
+  }
+  const sum = (xs: number[]) => xs.reduce((t, x) => t + x, 0);
+  const rpsWith = sum(rates.map((r) => r.with)) / ROUNDS;
+  const rpsWithout = sum(rates.map((r) => r.without)) / ROUNDS;
+  const median = (xs: number[]) => percentile([...xs].sort((a, b) => a - b), 50);
+  return [
+    {
+      name: 'feed statement page 1 without the visibility conditions, in-process',
+      samples: withoutSamples,
+      note: `${Math.round(rpsWithout)} statements/s with ${CONCURRENCY} callers`,
+    },
+    {
+      name: 'feed statement page 1 with the visibility conditions (blocks, mutes, moderation), in-process',
+      samples: withSamples,
+      note:
+        `${Math.round(rpsWith)} statements/s with ${CONCURRENCY} callers: ${(rpsWith / rpsWithout).toFixed(2)} of without ` +
+        `(rounds: ${rates.map((r) => `${(r.with / r.without).toFixed(2)} = ${Math.round(r.with)}/${Math.round(r.without)}`).join(', ')}); ` +
+        `median ${(median(withoutSamples) / median(withSamples)).toFixed(2)} of without's speed`,
+    },
+  ];
+}
+
 /** The bare baseline: bearer check, then one indexed 15-row SELECT of a place's posts, as JSON. */
 export async function startBareRoute(): Promise<{ url: string; stop: () => Promise<void> }> {
   const app = express();
@@ -239,6 +333,8 @@ export const feedsCase: BenchCase = {
     const reader = (i: number) => readers[i % readers.length];
     const runs = iterations(bench, 400);
     const out: Measurement[] = [];
+    // `--feeds-visibility-only`: just the cost of the visibility conditions (below), for a quick before/after.
+    if (process.argv.includes('--feeds-visibility-only')) return visibilityCost(readers.slice(0, 1000), runs);
 
     const first = (i: number) => bench.call('feeds.neighbourhood', {}, reader(i));
     // Page 1 of readers read once before (untimed): the places kept around their homes are given to the statement
@@ -263,6 +359,7 @@ export const feedsCase: BenchCase = {
       samples: await measure((i) => bench.call('feeds.location', { location_id: homeOf.get(reader(i + 17).id) }, reader(i + 17)), { iterations: runs, warmup: 20 }),
     });
     out.push(...(await withBlocksAndMutes(bench, readers.slice(0, HEAVY_BLOCKERS), runs)));
+    out.push(...(await visibilityCost(readers.slice(0, 1000), runs)));
     out.push({ name: 'feeds.enhancements.users, in-process', samples: await measure((i) => bench.call('feeds.enhancements.users', {}, reader(i + 19)), { iterations: runs, warmup: 20 }) });
     out.push({
       name: 'GET neighbourhood page 1 over HTTP, one at a time',

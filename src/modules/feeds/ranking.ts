@@ -5,7 +5,7 @@ import { currentDb } from '../../platform/db.js';
 import { platform } from '../../platform/index.js';
 import { postColumns, type PostSqlRow } from '../posts/posts.queries.js';
 import { areaPlacesSql, neighbourhoodPlacesSql, type PlaceHead, type ScopedPlace } from './scope.queries.js';
-import { notHiddenFrom } from '../policy/visibility.js';
+import { hiddenAuthorIdsOf, notAmongHiddenAuthors } from '../policy/visibility.js';
 import { postListedFor } from '../policy/post-visibility.js';
 
 /**
@@ -57,6 +57,11 @@ export interface PageQuery {
   show: number;
   /** Also read this place (the location feed): `place` is null when it does not exist. */
   placeId?: string;
+  /**
+   * The benchmark's yardstick only (`npm run bench -- feeds`): the same statement without the visibility conditions
+   * (blocks, mutes, moderation), to measure what they cost. Never set by the service.
+   */
+  withoutVisibility?: true;
 }
 
 export interface RankedItem {
@@ -80,7 +85,7 @@ export interface FeedPageRows {
   keptHome: string | null;
 }
 
-type Shape = { source: 'places' | 'neighbourhood' | 'area'; kept: boolean; everything: boolean; after: boolean; place: boolean };
+type Shape = { source: 'places' | 'neighbourhood' | 'area'; kept: boolean; everything: boolean; after: boolean; place: boolean; visibility: boolean };
 type Values = {
   viewer: string;
   keptHome: string | null;
@@ -112,13 +117,16 @@ function pageStatement(shape: Shape, v: (name: keyof Values) => SQLWrapper): SQL
               SELECT a.location_id, a.penalty FROM (${around}) a WHERE (SELECT id FROM home) IS DISTINCT FROM ${v('keptHome')}::uuid`
         : around;
   const far = sql.raw(String(FAR_PENALTY));
+  // Who may see what (src/modules/policy): the reader's hidden authors are read once, in `hidden` below, so each
+  // candidate post costs a comparison with that array (empty for most readers) and a look at its own hidden_at.
+  const visible = shape.visibility ? sql`AND ${notAmongHiddenAuthors(sql`(SELECT ids FROM hidden)::uuid[]`, sql`p.user_id`)} AND ${postListedFor(v('viewer'))}` : sql``;
   const parts: SQL[] = [
     sql`
       SELECT c.id, c.rank FROM places n
       CROSS JOIN LATERAL (
         SELECT p.id, p.rank_score - n.penalty AS rank FROM posts p
         WHERE p.location_id = n.location_id AND p.created_at <= ${v('snapshot')}::timestamptz ${below(sql`n.penalty`)}
-          AND ${notHiddenFrom(v('viewer'), sql`p.user_id`)} AND ${postListedFor(v('viewer'))}
+          ${visible}
         ORDER BY p.rank_score DESC, p.id DESC
         LIMIT ${v('need')}
       ) c`,
@@ -128,7 +136,7 @@ function pageStatement(shape: Shape, v: (name: keyof Values) => SQLWrapper): SQL
       SELECT f.id, f.rank FROM (
         SELECT p.id, p.rank_score - ${far}::bigint AS rank FROM posts p
         WHERE p.location_id IS NOT NULL AND p.location_id <> ALL(ARRAY(SELECT location_id FROM places)) AND p.created_at <= ${v('snapshot')}::timestamptz
-          ${below(sql`${far}::bigint`)} AND ${notHiddenFrom(v('viewer'), sql`p.user_id`)} AND ${postListedFor(v('viewer'))}
+          ${below(sql`${far}::bigint`)} ${visible}
         ORDER BY p.rank_score DESC, p.id DESC
         LIMIT ${v('need')}
       ) f`);
@@ -141,6 +149,7 @@ function pageStatement(shape: Shape, v: (name: keyof Values) => SQLWrapper): SQL
       FROM users u JOIN locations l ON l.id = u.location_id WHERE u.id = ${v('viewer')}::uuid
     ),
     places AS MATERIALIZED (${places}),
+    ${shape.visibility ? sql`hidden AS MATERIALIZED (SELECT ${hiddenAuthorIdsOf(v('viewer'))} AS ids),` : sql``}
     ranked AS MATERIALIZED (
       SELECT r.id, r.rank, row_number() OVER (ORDER BY r.rank DESC, r.id DESC) AS n FROM (
         SELECT id, rank FROM (${sql.join(parts, sql` UNION ALL `)}) m ORDER BY rank DESC, id DESC LIMIT ${v('take')} OFFSET ${v('skip')}
@@ -176,6 +185,7 @@ export async function feedPageRows(q: PageQuery, viewerId: string): Promise<Feed
     everything: q.everything,
     after: q.after !== null,
     place: q.placeId !== undefined,
+    visibility: !q.withoutVisibility,
   };
   const values: Values = {
     viewer: viewerId,
@@ -216,7 +226,7 @@ const prepared = new Map<string, { name: string; text: string; params: unknown[]
 async function execute<T extends Record<string, unknown>>(shape: Shape, values: Values): Promise<T[]> {
   const db = currentDb();
   if (!platform.database.namedStatements || db !== platform.db) return (await db.execute<T>(pageStatement(shape, (k) => sql.param(values[k])))).rows as T[];
-  const key = `${shape.source}:${shape.kept}:${shape.everything}:${shape.after}:${shape.place}`;
+  const key = `${shape.source}:${shape.kept}:${shape.everything}:${shape.after}:${shape.place}:${shape.visibility}`;
   let statement = prepared.get(key);
   if (!statement) {
     const { sql: text, params } = dialect.sqlToQuery(pageStatement(shape, (k) => sql.placeholder(k)));
