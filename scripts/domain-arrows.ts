@@ -24,7 +24,9 @@ function sourceFiles(dir: string): string[] {
 
 function importsOf(file: string): string[] {
   const text = fs.readFileSync(file, 'utf8');
-  return [...text.matchAll(/(?:import|export)[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g)].map((m) => m[1] ?? m[2]);
+  // `import x from '…'`, `export … from '…'`, `import('…')` and the bare `import '…'` (a module loaded for its effects
+  // or its declarations).
+  return [...text.matchAll(/(?:import|export)[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|^import\s+['"]([^'"]+)['"]/gm)].map((m) => m[1] ?? m[2] ?? m[3]);
 }
 
 const domainOf = (file: string): string | null => {
@@ -93,6 +95,14 @@ if (import.meta.url === `file://${process.argv[1]}` || process.argv[1]?.endsWith
   } else {
     console.log(`${order.length} domain folders, ${total} arrows between them, ${up.length} run back up under the best floor order.`);
     console.log(`Floors, lowest first: ${order.join(' < ')}`);
+    // Floors by longest path: a domain stands one floor above the highest one it imports (arrows back up ignored).
+    const level = new Map<string, number>();
+    for (const d of order) {
+      const below = [...(arrows.get(d)?.keys() ?? [])].filter((to) => order.indexOf(to) < order.indexOf(d));
+      level.set(d, 1 + Math.max(0, ...below.map((to) => level.get(to)!)));
+    }
+    const floors = Math.max(...level.values());
+    for (let f = floors; f >= 1; f--) console.log(`  floor ${f}: ${order.filter((d) => level.get(d) === f).join(', ')}`);
     for (const [from, to] of up) {
       const files = arrows.get(from)!.get(to)!;
       console.log(`  ${from} → ${to}  (${files.length} import${files.length > 1 ? 's' : ''}: ${files.slice(0, 3).join('; ')}${files.length > 3 ? '; …' : ''})`);
