@@ -283,7 +283,8 @@ export class OutboxWorker {
       const { rows, due } = result;
       for (const row of rows) this.launch(handler, row);
       if (rows.length) claimedAny = true;
-      if (due > rows.length) this.backlog.add(handler.kind);
+      // The claim saw at most `room` due rows (its scan's limit): one that filled the room may have left more behind.
+      if (due > rows.length || rows.length === room) this.backlog.add(handler.kind);
       else this.backlog.delete(handler.kind);
       // Maybe more are due: claim again once this round is over (the room left decides how many).
       if (rows.length === room) this.pumpAgain = true;

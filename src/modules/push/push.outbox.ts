@@ -1,4 +1,5 @@
 import { sql } from 'drizzle-orm';
+import { PgDialect } from 'drizzle-orm/pg-core';
 import { defineOutboxHandler, GiveUp, outboxClock, RetryAt, type OutboxJob } from '../../platform/outbox.js';
 import { publishAfterCommit, type DbOrTx } from '../../platform/db.js';
 import { platform } from '../../platform/index.js';
@@ -111,7 +112,7 @@ export async function flushSuccesses(): Promise<void> {
 
 async function runPush(payload: { notification_id: string; device_id: string }, job: OutboxJob): Promise<void> {
   const report = (outcome: string, reason?: string) => pushHooks.onOutcome?.({ notificationId: payload.notification_id, deviceId: payload.device_id, outcome, reason });
-  const { rows } = await platform.db.execute<SendRow>(sql`
+  const query = new PgDialect().sqlToQuery(sql`
     SELECT n.user_id, n.notification_type, n.target_id, n.target_type, n.message, n.is_read, n.created_at,
            a.username AS actor_name,
            (n.actor_id IS NOT NULL AND NOT ${notHiddenFrom(sql`n.user_id`, sql`n.actor_id`)}) AS hidden,
@@ -127,6 +128,9 @@ async function runPush(payload: { notification_id: string; device_id: string }, 
     LEFT JOIN users a ON a.id = n.actor_id
     LEFT JOIN notification_preferences p ON p.user_id = n.user_id
     WHERE n.id = ${payload.notification_id}::uuid`);
+  // Named on a server database (planned once per connection, not on every push of a flood); unnamed on PGlite, whose
+  // connections share one session. The text is the same on every run: only the two ids are parameters.
+  const { rows } = await platform.database.pool.query<SendRow>({ name: platform.database.namedStatements ? 'push_send_read' : undefined, text: query.sql, values: query.params as unknown[] });
   const row = rows[0];
   // The notification or the device is gone, or the device changed hands: nothing to push.
   if (!row) return report('skipped', 'gone');
