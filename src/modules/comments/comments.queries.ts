@@ -99,9 +99,6 @@ export async function countComments(where: SQL, db: DbOrTx = currentDb()): Promi
   return rows[0].n;
 }
 
-/** What reading a comment on its own needs (its replies, a report of it): its author, post and moderation. */
-export { findCommentHead } from '../policy/heads.js';
-
 export async function loadComment(id: string, viewerId: string | null, db: DbOrTx = currentDb()): Promise<CommentRecord | null> {
   const { rows } = await selectComments(sql`c.id = ${id}::uuid`, viewerId, { limit: 1, offset: 0 }, db);
   return rows[0] ?? null;

@@ -315,8 +315,6 @@ export async function loadPollsOfPosts(postIds: string[], viewerId: string | nul
   return out;
 }
 
-export { findPostHead, type PostHead } from '../policy/heads.js';
-
 /** The author's stored location (posts take it; the client sends none). */
 export async function findAuthorLocation(userId: string, db: DbOrTx = currentDb()): Promise<{ id: string; name: string } | null> {
   const { rows } = await db.execute<{ id: string; name: string }>(sql`
