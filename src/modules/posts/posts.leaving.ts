@@ -32,6 +32,7 @@ export const postsLeaving: AccountDeletionStep = {
     'post_bookmarks.user_id': 'step',
     'post_views.user_id': 'step',
     'poll_votes.user_id': 'step',
+    'event_rsvps.user_id': 'step',
     'community_post_fanouts.actor_id': 'step',
   },
   async run({ tx, events, userId }) {
@@ -71,6 +72,9 @@ export const postsLeaving: AccountDeletionStep = {
       const authorOf = new Map(unvoted.map((r) => [r.post_id, r.user_id]));
       for (const [postId, poll] of polls) events.add('poll.updated', { postId, authorId: authorOf.get(postId)!, pollData: serializePoll(poll, now) });
     }
+
+    // Its answers to other people's events: the going and interested counts drop with them (trigger of migration 0027).
+    await tx.execute(sql`DELETE FROM event_rsvps WHERE user_id = ${userId}`);
 
     await tx.execute(sql`UPDATE post_views SET user_id = NULL WHERE user_id = ${userId}`);
     await tx.execute(sql`DELETE FROM post_view_cooldowns WHERE viewer_key = ${userViewerKey(userId)}`);
