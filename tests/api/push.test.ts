@@ -9,7 +9,8 @@ import { aCommunity, joinCommunity } from '../builders/communities.js';
 import { aBlock, aMute } from '../builders/safety.js';
 import { platform } from '../../src/platform/index.js';
 import { outboxClock, outboxWorker } from '../../src/platform/outbox.js';
-import { flushSuccesses, pushHooks } from '../../src/modules/push/push.outbox.js';
+import { pushHooks } from '../../src/modules/push/push.outbox.js';
+import { flushSuccesses } from '../../src/modules/push/push-successes.js';
 import { collapseId } from '../../src/modules/push/push.payload.js';
 
 /**

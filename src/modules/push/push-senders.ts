@@ -3,7 +3,7 @@ import type { Logger } from '../../platform/logger.js';
 import type { PushDeviceKind, PushSender } from './push-sender.js';
 import { createWebPushSender } from './senders/webpush.js';
 import { resolveVapid } from './vapid.js';
-import { flushSuccesses } from './push.outbox.js';
+import { flushSuccesses } from './push-successes.js';
 import { createFcmSender } from './senders/fcm.js';
 import { createApnsSender } from './senders/apns.js';
 

@@ -6,6 +6,7 @@ import { platform } from '../../platform/index.js';
 import { notHiddenFrom } from '../policy/visibility.js';
 import type { PushDevice, PushMessage } from './push-sender.js';
 import { pushSenders } from './push-senders.js';
+import { noteSuccess } from './push-successes.js';
 import { collapseId, fitPayload, inQuietHours, pushBody, pushTitle, pushUrgency, PUSH_TTL_SECONDS } from './push.payload.js';
 
 /**
@@ -84,31 +85,6 @@ interface SendRow extends Record<string, unknown> {
 
 /** Tests: what each push run decided (the stand-ins see only what was sent). */
 export const pushHooks: { onOutcome?: (event: { notificationId: string; deviceId: string; outcome: string; reason?: string }) => void } = {};
-
-/**
- * Devices that took a push, written to `last_success_at` together once a second (a flood of 10,000 pushes is then a
- * few statements, not 10,000). What is waiting when the process dies is lost: the next success writes it again.
- */
-const successes = new Map<string, Date>();
-let successTimer: NodeJS.Timeout | null = null;
-function noteSuccess(deviceId: string, at: Date): void {
-  successes.set(deviceId, at);
-  if (!successTimer) {
-    successTimer = setTimeout(() => void flushSuccesses(), 1000);
-    successTimer.unref();
-  }
-}
-export async function flushSuccesses(): Promise<void> {
-  if (successTimer) clearTimeout(successTimer);
-  successTimer = null;
-  if (!successes.size) return;
-  const ids = [...successes.keys()];
-  const at = [...successes.values()].map((d) => d.toISOString());
-  successes.clear();
-  await platform.db
-    .execute(sql`UPDATE push_devices d SET last_success_at = s.at FROM unnest(${sql.param(ids)}::uuid[], ${sql.param(at)}::timestamptz[]) AS s(id, at) WHERE d.id = s.id`)
-    .catch((err) => platform.log.warn({ err }, 'could not record push successes'));
-}
 
 async function runPush(payload: { notification_id: string; device_id: string }, job: OutboxJob): Promise<void> {
   const report = (outcome: string, reason?: string) => pushHooks.onOutcome?.({ notificationId: payload.notification_id, deviceId: payload.device_id, outcome, reason });
