@@ -264,6 +264,29 @@ describe('every notification is pushed', () => {
     expect(outcomes.some((o) => o.deviceId === device.id && o.reason === 'quiet hours')).toBe(true);
   });
 
+  test('an alert is pushed with urgency high even in quiet hours (DESIGN 13), and not at all to a person who switched alert pushes off', async () => {
+    const { place, bob, cara } = await neighbours();
+    const dave = await aResidentOf(app, place);
+    const caraDevice = await aDevice(cara);
+    const daveDevice = await aDevice(dave);
+    const now = new Date();
+    const hhmm = (d: Date) => `${String(d.getUTCHours()).padStart(2, '0')}:${String(d.getUTCMinutes()).padStart(2, '0')}`;
+    const quiet = { start: hhmm(new Date(now.getTime() - 3600_000)), end: hhmm(new Date(now.getTime() + 3600_000)), time_zone: 'UTC' };
+    expect((await app.rest('PUT', '/api/notifications/preferences/', { token: cara.token, body: { quiet_hours: quiet } })).status).toBe(200);
+    expect((await app.rest('PUT', '/api/notifications/preferences/', { token: dave.token, body: { push: { alert: false } } })).status).toBe(200);
+
+    const alert = await app.rest('POST', '/api/feed/posts/', { token: bob.token, body: { post_type: 'alert', title: 'Water cut', content: 'No water on Elm Street until 6 pm' } });
+    expect(alert.status).toBe(201);
+    const [got] = await push.waitFor(1, 15_000, (p) => pushesTo(caraDevice.sub)(p) && p.payload?.notification_type === 'alert');
+    expect(got.urgency).toBe('high');
+    expect(got.payload).toMatchObject({ notification_type: 'alert', target_id: alert.body.id });
+    await settle();
+    // Dave was told in the app, but his phone was not woken.
+    const daveNotes = (await app.rest('GET', '/api/notifications/', { token: dave.token })).body.results;
+    expect(daveNotes.some((n: any) => n.notification_type === 'alert')).toBe(true);
+    expect(push.received.filter(pushesTo(daveDevice.sub))).toHaveLength(0);
+  });
+
   test('a block stops the notification and its push; a mute made after a push failed stops its retry (re-checked at send time)', async () => {
     const { ana, bob, cara } = await neighbours();
     const device = await aDevice(ana);
