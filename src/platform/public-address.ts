@@ -5,8 +5,7 @@ import net from 'node:net';
  * Which addresses the service may send to when a stranger chose the URL (webhooks, DESIGN.md section 12; Web Push
  * endpoints, section 10): public unicast only. Checked on the addresses the name resolves to at send time, and the
  * connection goes to the address checked (webhooks/sender.ts, push/senders/webpush.ts), so a name that resolves
- * elsewhere a second later (DNS rebinding) gains nothing. (Moved here from modules/webhooks/address-check.ts, which
- * re-exports it.)
+ * elsewhere a second later (DNS rebinding) gains nothing. Both senders use `checkPublicUrl` and `pinnedLookup`.
  */
 // Two lists: node's BlockList matches an IPv4 address against IPv6 rules through its mapped form (::ffff:a.b.c.d),
 // so one list holding ::ffff:0:0/96 would refuse every IPv4 address.

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { isPublicAddress } from '../../src/modules/webhooks/address-check.js';
+import { isPublicAddress } from '../../src/platform/public-address.js';
 import { sendWebhook, type SendOptions } from '../../src/modules/webhooks/sender.js';
 
 /**

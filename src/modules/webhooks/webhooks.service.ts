@@ -7,7 +7,7 @@ import { pageParams, paginated } from '../../core/pagination.js';
 import { platform } from '../../platform/index.js';
 import { currentDb, transaction } from '../../platform/db.js';
 import { enqueue, outboxClock } from '../../platform/outbox.js';
-import { isPublicAddress } from './address-check.js';
+import { isPublicAddress } from '../../platform/public-address.js';
 import { newWebhookSecret, sealSecret } from './secrets.js';
 import { queueDeliveries } from './webhooks.events.js';
 import {
