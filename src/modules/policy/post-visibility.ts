@@ -1,6 +1,6 @@
 import { sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import { AppError, notAuthenticated, notFound } from '../../core/errors.js';
-import { isBlockedBetween, moderatedAway, notModeratedAway } from './visibility.js';
+import { isBlockedBetween, moderatedAway, notHiddenFrom, notModeratedAway } from './visibility.js';
 import { findPostHead, type PostHead } from './heads.js';
 
 /**
@@ -91,4 +91,14 @@ export function commentListedFor(viewerId: ViewerId, alias = 'c'): SQL {
 
 export function requireCommunityPostsViewer(viewer: Viewer, communityId: string): void {
   if (!canViewCommunityPosts(viewer, communityId)) throw refusal(viewer);
+}
+
+/**
+ * The whole rule as one SQL condition, for a list that can reach posts of any audience (search, a store's
+ * recommendations): a community's posts for signed-in callers only, a hidden post for its author alone, nobody in a
+ * block with the caller either way, nor anyone the caller muted (`alias`: the posts row).
+ */
+export function postVisibleInListTo(viewerId: string | null, alias = 'p'): SQL {
+  const a = sql.raw(alias);
+  return sql`(${viewerId ? sql`TRUE` : sql`${a}.community_id IS NULL`}) AND ${postListedFor(viewerId, alias)} AND ${notHiddenFrom(viewerId, sql`${a}.user_id`)}`;
 }

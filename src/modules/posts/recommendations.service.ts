@@ -3,8 +3,7 @@ import type { RequestContext } from '../../core/context.js';
 import { notFound } from '../../core/errors.js';
 import { pageParams, paginated } from '../../core/pagination.js';
 import { platform } from '../../platform/index.js';
-import { postListedFor } from '../policy/post-visibility.js';
-import { notHiddenFrom } from '../policy/visibility.js';
+import { postVisibleInListTo } from '../policy/post-visibility.js';
 import { loadStoreSummaries } from '../stores/summaries.js';
 import { loadPosts } from './posts.queries.js';
 import { serializePost } from './posts.serializer.js';
@@ -20,14 +19,13 @@ export async function storeRecommendations(ctx: RequestContext, input: { store_i
   const { rows } = await platform.db.execute<{ id: string; total: number }>(sql`
     SELECT p.id, count(*) OVER ()::int AS total FROM posts p
     WHERE p.post_type = 'recommendation' AND p.shared_store_id = ${input.store_id}::uuid
-      AND ${viewer ? sql`true` : sql`p.community_id IS NULL`}
-      AND ${notHiddenFrom(viewer, sql`p.user_id`)} AND ${postListedFor(viewer)}
+      AND ${postVisibleInListTo(viewer)}
     ORDER BY p.created_at DESC, p.id DESC LIMIT ${params.limit} OFFSET ${params.offset}`);
   let count = rows[0]?.total ?? 0;
   if (!rows.length && params.offset) {
     const { rows: all } = await platform.db.execute<{ n: number }>(sql`
       SELECT count(*)::int AS n FROM posts p WHERE p.post_type = 'recommendation' AND p.shared_store_id = ${input.store_id}::uuid
-        AND ${viewer ? sql`true` : sql`p.community_id IS NULL`} AND ${notHiddenFrom(viewer, sql`p.user_id`)} AND ${postListedFor(viewer)}`);
+        AND ${postVisibleInListTo(viewer)}`);
     count = all[0].n;
   }
   const posts = await loadPosts(rows.map((r) => r.id), viewer, undefined, ctx.baseUrl);

@@ -1,7 +1,7 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { currentDb, type DbOrTx } from '../../platform/db.js';
 import { notBlockedWith, notHiddenFrom } from '../policy/visibility.js';
-import { commentListedFor, postListedFor } from '../policy/post-visibility.js';
+import { commentListedFor, postListedFor, postVisibleInListTo } from '../policy/post-visibility.js';
 import type { ParsedQuery, Term } from './query-parser.js';
 
 /**
@@ -91,14 +91,8 @@ const authorMatch = (column: SQL, usernames: string[]): SQL =>
 const findableAuthor = (viewerId: string | null, alias: string): SQL =>
   viewerId ? sql`(${sql.raw(alias)}.discoverable OR ${sql.raw(alias)}.id = ${viewerId}::uuid)` : sql`${sql.raw(alias)}.discoverable`;
 
-/**
- * The one post rule in SQL (policy/post-visibility.ts): a community's posts for signed-in callers only; a hidden post
- * for its author only; nobody in a block with the caller, either way, nor anyone the caller muted (a list).
- */
-export function postVisibleTo(viewerId: string | null, alias = 'p'): SQL {
-  const a = sql.raw(alias);
-  return sql`(${viewerId ? sql`TRUE` : sql`${a}.community_id IS NULL`}) AND ${postListedFor(viewerId, alias)} AND ${notHiddenFrom(viewerId, sql`${a}.user_id`)}`;
-}
+/** The one post rule in SQL, as the policy module states it. */
+export const postVisibleTo = postVisibleInListTo;
 
 /** The post part of reading a comment by id: the same rule without mutes (a muted person's post still shows its comments). */
 export function postReadableBy(viewerId: string | null, alias = 'p'): SQL {
