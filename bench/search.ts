@@ -15,7 +15,7 @@ import { percentile } from './lib/stats.js';
  * `npm run bench -- search` (issue 36): search.query for posts on a generated dataset, on the server database and on
  * the embedded one, each beside a bare `pg` script replaying the very statements the service sent for the same query.
  *
- *   npm run bench -- search [--search-posts=N] [--embedded-posts=N] [--regenerate] [--duration=S]
+ *   npm run bench -- search [--search-posts=N] [--embedded-posts=N] [--regenerate] [--duration=S] [--generate-only] [--max-chunks=K]
  *   npx tsx bench/search.ts --database=server|embedded ...   (one phase)
  *
  * Data (generated in SQL, generate_series, kept between runs; bench_dataset marks it): 10,000 places around one city,
@@ -27,8 +27,8 @@ import { percentile } from './lib/stats.js';
  * Load: 20 closed-loop clients for `--duration` seconds (5) after 2 s untimed, in this process, on each query in turn:
  * the service's `search.query` (type posts, page 1 of 20, a signed-in caller searching from a place: runOperation, the
  * path both transports take, without HTTP), then the bare script on a pool of the same size running the same SQL
- * (recorded from the service's pool for that query: the text query, the page, then the post rows, attachments and
- * snippets in parallel as the service sends them). Throughput ratio = service / bare.
+ * (recorded from the service's pool for that query, in the rounds the service sends them: the place and the text
+ * query together, then the page with its post rows and snippets). Throughput ratio = service / bare.
  *
  * Write cost (phase `writes`, database hl_search_writes with 20,000 posts): posts.create (text, 200 characters with two
  * hashtags) by 20 clients for `--duration` seconds with the search column, its index and the tag triggers, then without
@@ -58,37 +58,57 @@ export const QUERIES = (common: string) =>
     { name: 'no match', q: 'xyzzyqwerty' },
   ] as const;
 
-async function ensureDataset(pool: pg.Pool, posts: number, regenerate: boolean): Promise<void> {
+/**
+ * Generates the dataset in chunks of CHUNK posts. It resumes where an earlier, interrupted run stopped (the posts
+ * already there are counted, and the numbering that decides the scheduled words goes on from there), and
+ * `--max-chunks=K` stops after K chunks, so a large dataset can be made in short runs (each under the bench lock).
+ */
+async function ensureDataset(pool: pg.Pool, posts: number, regenerate: boolean): Promise<boolean> {
   const name = `${DATASET}:${posts}`;
   await pool.query('CREATE TABLE IF NOT EXISTS bench_dataset (name text PRIMARY KEY, generated_at timestamptz NOT NULL DEFAULT now(), seconds float8)');
   const { rowCount } = await pool.query('SELECT 1 FROM bench_dataset WHERE name = $1', [name]);
-  if (rowCount && !regenerate) return;
+  if (rowCount && !regenerate) return true;
+  const maxChunks = Number(flag('max-chunks') ?? Infinity);
   const started = Date.now();
   const step = (what: string) => console.log(`[search data] ${what} (${((Date.now() - started) / 1000).toFixed(0)} s)`);
   const client = await pool.connect();
   try {
     await client.query('SET statement_timeout = 0');
-    await client.query(`DELETE FROM bench_dataset WHERE name LIKE '${DATASET}:%'`);
-    await client.query(`DELETE FROM posts WHERE user_id IN (SELECT id FROM users WHERE username LIKE 'searchbench\\_%')`);
-    await client.query(`DELETE FROM users WHERE username LIKE 'searchbench\\_%'`);
-    await client.query(`DELETE FROM locations WHERE city = 'Searchbench'`);
-    step('cleared');
-    await client.query('SELECT setseed(0.36)');
-    await client.query(`
+    const resume = !regenerate && Number((await client.query(`SELECT count(*) AS n FROM locations WHERE city = 'Searchbench'`)).rows[0].n) === PLACES;
+    let done = 0;
+    if (resume) {
+      done = Number((await client.query(`SELECT count(*) AS n FROM posts WHERE user_id IN (SELECT id FROM users WHERE username LIKE 'searchbench\\_%')`)).rows[0].n);
+      step(`resuming after ${done} posts`);
+    } else {
+      await client.query(`DELETE FROM bench_dataset WHERE name LIKE '${DATASET}:%'`);
+      await client.query(`DELETE FROM posts WHERE user_id IN (SELECT id FROM users WHERE username LIKE 'searchbench\\_%')`);
+      await client.query(`DELETE FROM users WHERE username LIKE 'searchbench\\_%'`);
+      await client.query(`DELETE FROM locations WHERE city = 'Searchbench'`);
+      step('cleared');
+      await client.query('SELECT setseed(0.36)');
+      await client.query(`
       INSERT INTO locations (name, country, state, city, neighbourhood, latitude, longitude, point, center, center_latitude, center_longitude, estimated_radius, total_users, created_at)
       SELECT 'Searchbench place ' || g, 'Benchland', 'Bench', 'Searchbench', 'Searchbench place ' || g, lat, lon,
              ST_SetSRID(ST_MakePoint(lon, lat), 4326)::geography, ST_SetSRID(ST_MakePoint(lon, lat), 4326)::geography, lat, lon, 500, 1, now() - interval '100 days'
         FROM (SELECT g, 48.85 + (random() - 0.5) * 0.5 AS lat, 2.35 + (random() - 0.5) * 0.8 AS lon FROM generate_series(1, ${PLACES}) g) s`);
+    }
     await client.query(`CREATE TEMP TABLE sb_places AS SELECT row_number() OVER (ORDER BY name) AS n, id FROM locations WHERE city = 'Searchbench'`);
-    await client.query(`
+    if (!resume) {
+      await client.query(`
       INSERT INTO users (email, username, display_name, password_hash, referral_code, location_id, created_at)
       SELECT 'searchbench' || n || '@bench.invalid', 'searchbench_' || n, 'Search Bench ' || n, 'not-a-hash', 'SEARCHBENCH' || n, id, now() - interval '100 days' FROM sb_places`);
+    }
     await client.query(`CREATE TEMP TABLE sb_authors AS SELECT p.n, u.id AS user_id, p.id AS location_id FROM sb_places p JOIN users u ON u.username = 'searchbench_' || p.n`);
     await client.query('CREATE UNIQUE INDEX ON sb_authors (n)');
     await client.query(`CREATE TEMP TABLE sb_words AS SELECT k, substr(translate(md5(k::text), '0123456789', 'ghijklmnop'), 1, 4 + k % 6) AS word FROM generate_series(0, 2999) k`);
     await client.query('CREATE UNIQUE INDEX ON sb_words (k)');
     step(`${PLACES} places and authors`);
-    for (let from = 1; from <= posts; from += CHUNK) {
+    let chunks = 0;
+    for (let from = done + 1; from <= posts; from += CHUNK) {
+      if (chunks++ >= maxChunks) {
+        step(`stopped after ${from - 1} posts (--max-chunks); run again to go on`);
+        return false;
+      }
       const to = Math.min(posts, from + CHUNK - 1);
       await client.query(`
         WITH draws AS MATERIALIZED (SELECT g, random() AS pick, random() AS age FROM generate_series(${from}, ${to}) g)
@@ -107,6 +127,7 @@ async function ensureDataset(pool: pg.Pool, posts: number, regenerate: boolean):
     await client.query('ANALYZE users');
     step('analyzed');
     await client.query('INSERT INTO bench_dataset (name, seconds) VALUES ($1, $2)', [name, (Date.now() - started) / 1000]);
+    return true;
   } finally {
     await client.query('DROP TABLE IF EXISTS sb_places, sb_authors, sb_words').catch(() => undefined);
     client.release();
@@ -208,7 +229,8 @@ async function runPhase(database: 'server' | 'embedded' | 'writes'): Promise<Row
   const rows: Row[] = [];
   try {
     const pool = platform.database.pool;
-    await ensureDataset(pool, posts, argv.includes('--regenerate'));
+    const ready = await ensureDataset(pool, posts, argv.includes('--regenerate'));
+    if (!ready || argv.includes('--generate-only')) return rows;
     const common = (await pool.query<{ w: string }>(`SELECT ${commonWord()} AS w`)).rows[0].w;
     const users = await loadAuthUsers(pool, `username LIKE 'searchbench\\_%' ORDER BY username LIMIT 200`);
     const homes = new Map((await pool.query<{ id: string; location_id: string }>(`SELECT id, location_id FROM users WHERE id = ANY($1::uuid[])`, [users.map((u) => u.id)])).rows.map((r) => [r.id, r.location_id]));

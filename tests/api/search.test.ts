@@ -320,3 +320,31 @@ describe('hashtags, the tag feed and trending tags', () => {
     expect((await app.rest('GET', '/api/search/trending-tags/', { query: {} })).body).toEqual({ location_id: [expect.any(String)] });
   });
 });
+
+describe('search.query: the ranking window', () => {
+  test('when more posts match than RANK_WINDOW, then the newest RANK_WINDOW are ranked and counted, and an older better match is left out', async () => {
+    const { RANK_WINDOW } = await import('../../src/modules/search/search.queries.js');
+    const city = aCity();
+    const author = await aResidentAt(app, city);
+    const m = marker();
+    // The oldest is the best match (the word in its title), but RANK_WINDOW newer ones match too.
+    const [{ id: oldBest }] = await sql<{ id: string }>(
+      `INSERT INTO posts (user_id, post_type, title, content, location_id, created_at) VALUES ($1, 'text', $2, $2, $3, now() - interval '2 days') RETURNING id`,
+      [author.id, `${m} ${m}`, author.locationId],
+    );
+    await sql(
+      `INSERT INTO posts (user_id, post_type, content, location_id, created_at)
+       SELECT $1, 'text', $2 || ' number ' || g, $3, now() - interval '1 day' + g * interval '1 second' FROM generate_series(1, ${RANK_WINDOW}) g`,
+      [author.id, m, author.locationId],
+    );
+    const first = await search(null, { q: m, type: 'posts', page_size: 50 });
+    expect(first.count).toBe(RANK_WINDOW);
+    expect(first.results).toHaveLength(50);
+    const last = await search(null, { q: m, type: 'posts', page_size: 50, page: RANK_WINDOW / 50 });
+    const seen = [...first.results, ...last.results].map((p: any) => p.id);
+    expect(seen).not.toContain(oldBest);
+    expect(last.next).toBeNull();
+    // Narrower words reach it again.
+    expect(postIds(await search(null, { q: `${m} -number`, type: 'posts' }))).toEqual([oldBest]);
+  });
+});

@@ -2,6 +2,7 @@ import { sql, type SQL } from 'drizzle-orm';
 import { currentDb, type DbOrTx } from '../../platform/db.js';
 import { notBlockedWith, notHiddenFrom } from '../policy/visibility.js';
 import { commentListedFor, postListedFor, postVisibleInListTo } from '../policy/post-visibility.js';
+import { postColumns } from '../posts/posts.queries.js';
 import type { ParsedQuery, Term } from './query-parser.js';
 
 /**
@@ -100,16 +101,40 @@ export function postReadableBy(viewerId: string | null, alias = 'p'): SQL {
   return sql`(${viewerId ? sql`TRUE` : sql`${a}.community_id IS NULL`}) AND ${postListedFor(viewerId, alias)} AND ${notBlockedWith(viewerId, sql`${a}.user_id`)}`;
 }
 
-/** The statement of a page of posts: ids and ranking keys, with the total. */
-export function postsStatement(q: ItemQuery): SQL {
+/**
+ * How many matches are ranked: the newest RANK_WINDOW posts that match and that the caller may find. Relevance, then
+ * distance, then recency orders those; `count` is their number (so at most RANK_WINDOW), and the pages end there.
+ * Ranking every match read and scored every one of them (a word in 5 % of a million posts: 47,000 rows, 1.7 s);
+ * the window bounds the work whatever the word: for a common word PostgreSQL walks posts newest first
+ * (posts_created_idx) and stops at the window's last match, for a rare one it reads the GIN index and sorts the few
+ * matches by time. docs/modules/search.md ("What is found, in what order") says it in words.
+ */
+export const RANK_WINDOW = 200;
+
+/**
+ * A page of posts in one statement: the matches in the window, ranked, and for the page's posts their rows as
+ * posts.queries.ts `postColumns` reads them (the post, its author, place, the caller's like and bookmark) with the
+ * snippet's headline; `total` is the matches in the window. Attachments (media, polls, audio, events) are read by
+ * completePosts afterwards, one statement per kind present in the page.
+ */
+export function postsStatement(q: ItemQuery, marks: string): SQL {
   return sql`
-    SELECT p.id, ${relevance(sql`p.search_vector`, q.text)} AS relevance, ${distance(sql`coalesce(l.center, l.point)`, q.origin)} AS distance,
-           p.created_at, count(*) OVER ()::int AS total
-      FROM posts p JOIN users u ON u.id = p.user_id LEFT JOIN locations l ON l.id = p.location_id
-     WHERE ${textMatch(sql`p.search_vector`, q.text)} AND ${tagMatch(sql`p.tags`, q.tags)} AND ${authorMatch(sql`p.user_id`, q.usernames)}
-       AND ${findableAuthor(q.viewerId, 'u')} AND ${postVisibleTo(q.viewerId)}
-     ORDER BY relevance DESC, distance ASC NULLS LAST, p.created_at DESC, p.id
-     LIMIT ${q.page.limit} OFFSET ${q.page.offset}`;
+    WITH newest AS MATERIALIZED (
+      SELECT p.id, p.search_vector, p.location_id, p.created_at
+        FROM posts p JOIN users u ON u.id = p.user_id
+       WHERE ${textMatch(sql`p.search_vector`, q.text)} AND ${tagMatch(sql`p.tags`, q.tags)} AND ${authorMatch(sql`p.user_id`, q.usernames)}
+         AND ${findableAuthor(q.viewerId, 'u')} AND ${postVisibleTo(q.viewerId)}
+       ORDER BY p.created_at DESC, p.id DESC
+       LIMIT ${sql.raw(String(RANK_WINDOW))}),
+    ranked AS MATERIALIZED (
+      SELECT n.id, ${relevance(sql`n.search_vector`, q.text)} AS relevance, ${distance(sql`coalesce(rl.center, rl.point)`, q.origin)} AS distance,
+             n.created_at, count(*) OVER ()::int AS total
+        FROM newest n LEFT JOIN locations rl ON rl.id = n.location_id
+       ORDER BY relevance DESC, distance ASC NULLS LAST, n.created_at DESC, n.id
+       LIMIT ${q.page.limit} OFFSET ${q.page.offset})
+    SELECT ${postColumns(q.viewerId)}, r.total, ${headline(sql`coalesce(p.title || E'\n', '') || p.content`, marks)} AS headline
+      FROM ranked r JOIN posts p ON p.id = r.id JOIN users u ON u.id = p.user_id LEFT JOIN locations l ON l.id = p.location_id
+     ORDER BY r.relevance DESC, r.distance ASC NULLS LAST, r.created_at DESC, r.id`;
 }
 
 /** A comment's own part of the rule: itself and every comment above it not hidden (else its author alone sees it). */
@@ -222,10 +247,13 @@ export function tagsStatement(exact: string[], prefix: string | null, page: Page
 }
 
 /** Snippets: ts_headline marks the stemmed matches with \u0001 … \u0002 (search.service.ts turns them into offsets). */
-export function headlinesStatement(table: 'posts' | 'comments', ids: string[], marks: string): SQL {
-  const text = table === 'posts' ? sql`coalesce(t.title || E'\n', '') || t.content` : sql`t.content`;
-  const headline = marks
+function headline(text: SQL, marks: string): SQL {
+  return marks
     ? sql`ts_headline('hl_search', ${text}, ${marks}::tsquery, 'StartSel=' || chr(1) || ', StopSel=' || chr(2) || ', MaxWords=35, MinWords=15, ShortWord=2, HighlightAll=false')`
     : sql`left(${text}, 400)`;
-  return sql`SELECT t.id, ${headline} AS headline FROM ${sql.raw(table)} t WHERE t.id = ANY(${sql.param(ids)}::uuid[])`;
+}
+
+export function headlinesStatement(table: 'posts' | 'comments', ids: string[], marks: string): SQL {
+  const text = table === 'posts' ? sql`coalesce(t.title || E'\n', '') || t.content` : sql`t.content`;
+  return sql`SELECT t.id, ${headline(text, marks)} AS headline FROM ${sql.raw(table)} t WHERE t.id = ANY(${sql.param(ids)}::uuid[])`;
 }

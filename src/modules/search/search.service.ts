@@ -3,7 +3,7 @@ import type { RequestContext } from '../../core/context.js';
 import { notFound } from '../../core/errors.js';
 import { pageParams, paginated, type PageParams } from '../../core/pagination.js';
 import { currentDb } from '../../platform/db.js';
-import { loadPosts } from '../posts/posts.queries.js';
+import { completePosts, type PostSqlRow } from '../posts/posts.queries.js';
 import { serializePost } from '../posts/posts.serializer.js';
 import { loadComment } from '../comments/comments.queries.js';
 import { serializeComment } from '../comments/comments.serializer.js';
@@ -121,10 +121,11 @@ const wantsNames = (p: Prepared) => p.text.must !== null || p.parsed.nameText.le
 
 async function findPosts(ctx: RequestContext, p: Prepared, page: Page) {
   if (!wantsItems(p)) return none<ReturnType<typeof serializePost> & ReturnType<typeof snippetOf>>();
-  const { rows, count } = await counted<{ id: string; total: number }>((pg) => postsStatement(itemQuery(ctx, p, pg)), page);
-  const ids = rows.map((r) => r.id);
-  const [posts, marks] = await Promise.all([loadPosts(ids, ctx.user?.id ?? null, undefined, ctx.baseUrl), snippets('posts', ids, p)]);
-  return { count, results: posts.map((post) => ({ ...serializePost(post, ctx), ...(marks.get(post.id) ?? { snippet: '', highlights: [] }) })) };
+  type Row = PostSqlRow & { total: number; headline: string };
+  const { rows, count } = await counted<Row>((pg) => postsStatement(itemQuery(ctx, p, pg), p.text.marks), page);
+  const posts = await completePosts(rows, ctx.user?.id ?? null, currentDb(), ctx.baseUrl);
+  const headlines = new Map(rows.map((r) => [r.id, r.headline]));
+  return { count, results: posts.map((post) => ({ ...serializePost(post, ctx), ...snippetOf(headlines.get(post.id) ?? '', p.prefixes) })) };
 }
 
 async function findComments(ctx: RequestContext, p: Prepared, page: Page) {
@@ -192,9 +193,9 @@ async function findTags(p: Prepared, page: Page) {
 
 async function prepare(ctx: RequestContext, input: SearchInput): Promise<Prepared | null> {
   const parsed = parseQuery(input.q);
-  const origin = await resolveOrigin(ctx, input);
+  // One round trip for both (an unknown location_id is 404 whatever was typed).
+  const [origin, text] = await Promise.all([resolveOrigin(ctx, input), hasPositiveTerm(parsed) ? resolveTextQuery(parsed) : Promise.resolve('nothing' as const)]);
   if (!hasPositiveTerm(parsed)) return null;
-  const text = await resolveTextQuery(parsed);
   if (text === 'nothing') return null;
   const tags = parsed.terms.flatMap((t) => (t.kind === 'tag' ? [t.tag] : []));
   const usernames = parsed.terms.filter((t): t is Extract<typeof t, { kind: 'user' }> => t.kind === 'user');
