@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 import { startSmtpCapture, type CapturedMail, type SmtpCapture } from '../helpers/smtp-capture.js';
 import { aResident } from '../builders/locations.js';
@@ -6,6 +7,9 @@ import type { TestUser } from '../builders/users.js';
 import { sendDueDigests, unsubscribeToken } from '../../src/modules/notifications/digest.js';
 import { notificationDigestJob } from '../../src/modules/notifications/digest.job.js';
 import { JOBS } from '../../src/jobs/index.js';
+import { OutboxWorker, outboxWorker, startOutboxWorker, stopOutboxWorker } from '../../src/platform/outbox.js';
+import { outboxHandlers } from '../../src/outbox-handlers.js';
+import { platform } from '../../src/platform/index.js';
 
 /**
  * The email digest (DESIGN.md section 10; docs/modules/notifications.md, "Email digest"): mailed through the real
@@ -23,6 +27,12 @@ afterAll(async () => {
 });
 
 const HOUR = 3600_000;
+/** The hourly job's run, then the outbox's (which sends the mails it queued). */
+const digests = async (now: Date) => {
+  const result = await sendDueDigests(now);
+  await outboxWorker!.settle();
+  return result;
+};
 const DAY = 24 * HOUR;
 
 /** The header fields of a mail, folded lines joined. */
@@ -62,8 +72,8 @@ describe('email digest', () => {
     const read = await aNotification(app, ana.id, { message: 'An old read one' });
     expect((await app.rest('PATCH', `/api/notifications/${read.id}/`, { token: ana.token, body: { is_read: true } })).status).toBe(200);
 
-    const result = await sendDueDigests(new Date());
-    expect(result.mailed).toBeGreaterThanOrEqual(1);
+    const result = await digests(new Date());
+    expect(result.queued).toBeGreaterThanOrEqual(1);
     const mails = smtp.mailsTo(ana.email);
     expect(mails).toHaveLength(1);
     const headers = headersOf(mails[0]);
@@ -76,18 +86,18 @@ describe('email digest', () => {
     expect(link).not.toBeNull();
     expect(mails[0].body.replace(/=3D/g, '=')).toContain(link![1]); // quoted-printable
 
-    await sendDueDigests(new Date(Date.now() + 2 * HOUR));
+    await digests(new Date(Date.now() + 2 * HOUR));
     expect(smtp.mailsTo(ana.email)).toHaveLength(1);
   });
 
   test('when the next day comes, then the digest lists only what arrived since the last one; with nothing unread, no mail', async () => {
     const ana = await withDigest('daily');
     await aNotification(app, ana.id, { message: 'First thing' });
-    await sendDueDigests(new Date());
+    await digests(new Date());
     expect(smtp.mailsTo(ana.email)).toHaveLength(1);
 
     await aNotification(app, ana.id, { message: 'Second thing' });
-    await sendDueDigests(new Date(Date.now() + DAY));
+    await digests(new Date(Date.now() + DAY));
     const mails = smtp.mailsTo(ana.email);
     expect(mails).toHaveLength(2);
     expect(mails[1].body).toContain('Second thing');
@@ -95,7 +105,7 @@ describe('email digest', () => {
 
     expect((await app.rest('POST', '/api/notifications/read-all/', { token: ana.token })).status).toBe(200);
     await aNotification(app, ana.id, { message: 'Read at once' }).then((n) => app.rest('PATCH', `/api/notifications/${n.id}/`, { token: ana.token, body: { is_read: true } }));
-    await sendDueDigests(new Date(Date.now() + 2 * DAY));
+    await digests(new Date(Date.now() + 2 * DAY));
     expect(smtp.mailsTo(ana.email)).toHaveLength(2);
   });
 
@@ -105,23 +115,23 @@ describe('email digest', () => {
     await aNotification(app, off.id);
     const weekly = await withDigest('weekly');
     await aNotification(app, weekly.id, { message: 'Weekly news' });
-    await sendDueDigests(new Date());
+    await digests(new Date());
     expect(smtp.mailsTo(quiet.email)).toEqual([]);
     expect(smtp.mailsTo(off.email)).toEqual([]);
     expect(smtp.mailsTo(weekly.email)).toHaveLength(1);
     expect(headersOf(smtp.mailsTo(weekly.email)[0]).subject).toBe('Your weekly digest: 1 unread notification');
 
     await aNotification(app, weekly.id, { message: 'Later news' });
-    await sendDueDigests(new Date(Date.now() + 3 * DAY));
+    await digests(new Date(Date.now() + 3 * DAY));
     expect(smtp.mailsTo(weekly.email)).toHaveLength(1);
-    await sendDueDigests(new Date(Date.now() + 7 * DAY));
+    await digests(new Date(Date.now() + 7 * DAY));
     expect(smtp.mailsTo(weekly.email)).toHaveLength(2);
   });
 
   test('when the mail client makes the one-click POST to the link, then the digest is off and no more digests come', async () => {
     const ana = await withDigest('daily');
     await aNotification(app, ana.id, { message: 'Something' });
-    await sendDueDigests(new Date());
+    await digests(new Date());
     const url = /^<(.+)>$/.exec(headersOf(smtp.mailsTo(ana.email)[0])['list-unsubscribe'])![1];
     // A link scanner or a preview fetching the URL (GET) changes nothing.
     const fetched = await app.http().get(new URL(url).pathname + new URL(url).search);
@@ -133,7 +143,7 @@ describe('email digest', () => {
     expect((await preferences(ana)).email_digest).toBe('off');
 
     await aNotification(app, ana.id, { message: 'Something else' });
-    await sendDueDigests(new Date(Date.now() + 2 * DAY));
+    await digests(new Date(Date.now() + 2 * DAY));
     expect(smtp.mailsTo(ana.email)).toHaveLength(1);
     // The same link again: still fine (it is off).
     expect((await oneClick(url)).status).toBe(200);
@@ -160,6 +170,49 @@ describe('email digest', () => {
     const bob = await withDigest('daily');
     const rest = await app.rest('POST', '/api/notifications/digest/unsubscribe/', { body: { token: unsubscribeToken(bob.id) } });
     expect(rest).toMatchObject({ status: 200, body: { email_digest: 'off' } });
+  });
+
+  test('when the process dies right after the job claimed a digest, then the mail is not lost: it is outbox work, which the next worker sends once', async () => {
+    const ana = await withDigest('daily');
+    await aNotification(app, ana.id, { message: 'Survives a crash' });
+    // This node's worker is gone: the job commits, nothing on this node sends afterwards.
+    await stopOutboxWorker();
+    try {
+      const result = await sendDueDigests(new Date());
+      expect(result.queued).toBeGreaterThanOrEqual(1);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(smtp.mailsTo(ana.email)).toEqual([]);
+      const { rows } = await platform.db.execute<{ n: number }>(sql`
+        SELECT count(*)::int AS n FROM outbox WHERE kind = 'notifications.digest_mail' AND payload ->> 'user_id' = ${ana.id}`);
+      expect(rows[0].n).toBe(1);
+      // Another run (this node restarted, or another node) claims nothing more.
+      await sendDueDigests(new Date(Date.now() + 2 * HOUR));
+      const restarted = new OutboxWorker(outboxHandlers, { db: platform.db, log: platform.log, pollMs: 60_000, maxInFlight: 8 });
+      await restarted.settle();
+      const mails = smtp.mailsTo(ana.email);
+      expect(mails).toHaveLength(1);
+      expect(mails[0].body).toContain('Survives a crash');
+    } finally {
+      startOutboxWorker(outboxHandlers, { db: platform.db, log: platform.log, pollMs: 1000, maxInFlight: 32 });
+    }
+  });
+
+  test('when a person reads their notifications or turns the digest off before the mail goes, then no mail', async () => {
+    const reader = await withDigest('daily');
+    await aNotification(app, reader.id, { message: 'Read before the mail' });
+    const leaver = await withDigest('weekly');
+    await aNotification(app, leaver.id, { message: 'Off before the mail' });
+    await stopOutboxWorker();
+    try {
+      await sendDueDigests(new Date());
+      expect((await app.rest('POST', '/api/notifications/read-all/', { token: reader.token })).status).toBe(200);
+      expect((await app.rest('PUT', '/api/notifications/preferences/', { token: leaver.token, body: { email_digest: 'off' } })).status).toBe(200);
+      await new OutboxWorker(outboxHandlers, { db: platform.db, log: platform.log, pollMs: 60_000, maxInFlight: 8 }).settle();
+      expect(smtp.mailsTo(reader.email)).toEqual([]);
+      expect(smtp.mailsTo(leaver.email)).toEqual([]);
+    } finally {
+      startOutboxWorker(outboxHandlers, { db: platform.db, log: platform.log, pollMs: 1000, maxInFlight: 32 });
+    }
   });
 
   test('the digest is a scheduled job, hourly', () => {

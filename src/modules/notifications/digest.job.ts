@@ -1,7 +1,7 @@
 import type { JobDefinition } from '../../core/job-definition.js';
 import { sendDueDigests } from './digest.js';
 
-/** Hourly, on one node (its lock): mails each digest that is due (digest.ts). */
+/** Hourly, on one node (its lock): claims each digest that is due and queues its mail as outbox work (digest.ts). */
 export const notificationDigestJob: JobDefinition = {
   name: 'notifications.digest',
   schedule: '41 * * * *',
