@@ -16,6 +16,7 @@ import { percentile } from './lib/stats.js';
  * the embedded one, each beside a bare `pg` script replaying the very statements the service sent for the same query.
  *
  *   npm run bench -- search [--search-posts=N] [--embedded-posts=N] [--regenerate] [--duration=S] [--generate-only] [--max-chunks=K]
+ *     [--only=common,rare,prefix,phrase,no]   (those queries only)
  *   npx tsx bench/search.ts --database=server|embedded ...   (one phase)
  *
  * Data (generated in SQL, generate_series, kept between runs; bench_dataset marks it): 10,000 places around one city,
@@ -253,7 +254,8 @@ async function runPhase(database: 'server' | 'embedded' | 'writes'): Promise<Row
     }
     const bare = new pg.Pool({ connectionString: database === 'server' ? databaseUrl : (await embedded!).connectionString, max: pool.options.max });
     try {
-      for (const { name, q } of QUERIES(common)) {
+      const only = flag('only')?.split(',');
+      for (const { name, q } of QUERIES(common).filter((x) => !only || only.some((o) => x.name.startsWith(o)))) {
         const first = await runOperation(runner, op, input(q, 0), ctx(0));
         if (first.status !== 200) throw new Error(`search answered ${first.status}`);
         const matches = (first.body as { count: number }).count;
