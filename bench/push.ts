@@ -51,7 +51,9 @@ async function startService(extraEnv: Record<string, string>): Promise<{ url: st
   const env = serviceEnv(scriptEnv);
   for (const name of ['REDIS_URL', 'NODE_OPTIONS', 'TEST_DATABASE_URL', 'DATABASE_URL']) delete env[name];
   Object.assign(env, { DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', NODE_ENV: 'production', RATE_LIMITS: 'off', PUSH_ALLOW_PRIVATE_ENDPOINTS: 'true', ...extraEnv });
-  const child = spawn(process.execPath, [...nodeFlags, '--import', 'tsx', 'src/main.ts'], { env, stdio: ['ignore', 'inherit', 'inherit'] });
+  // BENCH_SERVICE_NODE_FLAGS: more flags for the service's node (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
+  const extraFlags = (process.env.BENCH_SERVICE_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
+  const child = spawn(process.execPath, [...nodeFlags, ...extraFlags, '--import', 'tsx', 'src/main.ts'], { env, stdio: ['ignore', 'inherit', 'inherit'] });
   child.on('exit', (code, signal) => { if (code !== 0 && signal !== 'SIGTERM') console.error(`the service exited: code ${code}, signal ${signal}`); });
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 300_000;

@@ -9,7 +9,7 @@ import { aCommunity, joinCommunity } from '../builders/communities.js';
 import { aBlock, aMute } from '../builders/safety.js';
 import { platform } from '../../src/platform/index.js';
 import { outboxClock, outboxWorker } from '../../src/platform/outbox.js';
-import { pushHooks } from '../../src/modules/push/push.outbox.js';
+import { pushHooks, pushReads } from '../../src/modules/push/push.outbox.js';
 import { flushSuccesses } from '../../src/modules/push/push-successes.js';
 import { collapseId } from '../../src/modules/push/push.payload.js';
 
@@ -362,6 +362,7 @@ describe('every notification is pushed', () => {
       await joinCommunity(app, m, club.id);
       devices.push(await aDevice(m));
     }
+    const reads = { ...pushReads };
     const res = await app.rest('POST', '/api/feed/posts/', { token: owner.token, body: { post_type: 'text', content: 'Meeting tonight', community_id: club.id } });
     expect(res.status).toBe(201);
     await push.waitFor(3, 15_000, (p) => devices.some((d) => pushesTo(d.sub)(p)));
@@ -371,6 +372,9 @@ describe('every notification is pushed', () => {
       expect(got).toHaveLength(1);
       expect(got[0].payload).toMatchObject({ notification_type: 'new_post', target_type: 'Post', target_id: res.body.id });
     }
+    // The fan-out's pushes are claimed together and read together: one statement for the three, not one each.
+    expect(pushReads.pushes - reads.pushes).toBeGreaterThanOrEqual(3);
+    expect(pushReads.reads - reads.reads).toBeLessThan(pushReads.pushes - reads.pushes);
   });
 });
 

@@ -58,6 +58,7 @@ export async function enqueuePushes(db: DbOrTx, notificationIds: readonly string
 }
 
 interface SendRow extends Record<string, unknown> {
+  ord: number;
   user_id: string;
   notification_type: string;
   target_id: string | null;
@@ -86,28 +87,95 @@ interface SendRow extends Record<string, unknown> {
 /** Tests: what each push run decided (the stand-ins see only what was sent). */
 export const pushHooks: { onOutcome?: (event: { notificationId: string; deviceId: string; outcome: string; reason?: string }) => void } = {};
 
+/**
+ * The statement that reads, for many (notification, device) pairs at once, what a push needs (one row per pair
+ * still pushable; a pair whose notification or device is gone, or whose device changed hands, has none). Built
+ * once: the same text on every call, only the two arrays are parameters.
+ */
+const SEND_READ = new PgDialect().sqlToQuery(sql`
+  SELECT q.ord::int AS ord, n.user_id, n.notification_type, n.target_id, n.target_type, n.message, n.is_read, n.created_at,
+         a.username AS actor_name,
+         (n.actor_id IS NOT NULL AND NOT ${notHiddenFrom(sql`n.user_id`, sql`n.actor_id`)}) AS hidden,
+         d.kind, d.address, d.p256dh, d.auth, d.environment, d.locale, d.last_success_at,
+         p.push, p.previews, p.quiet_start, p.quiet_end, p.quiet_time_zone,
+         (SELECT count(*)::int FROM notifications u WHERE u.user_id = n.user_id AND NOT u.is_read) AS unread,
+         CASE WHEN n.target_id IS NULL OR n.actor_id IS NULL THEN 1 ELSE (
+           SELECT count(DISTINCT s.actor_id)::int FROM notifications s
+           WHERE s.user_id = n.user_id AND s.notification_type = n.notification_type AND s.target_id = n.target_id
+             AND NOT s.is_read AND s.created_at <= n.created_at AND s.created_at > n.created_at - interval '24 hours') END AS actors
+  FROM unnest(${sql.placeholder('notifications')}::uuid[], ${sql.placeholder('devices')}::uuid[]) WITH ORDINALITY AS q(notification_id, device_id, ord)
+  JOIN notifications n ON n.id = q.notification_id
+  JOIN push_devices d ON d.id = q.device_id AND d.user_id = n.user_id
+  LEFT JOIN users a ON a.id = n.actor_id
+  LEFT JOIN notification_preferences p ON p.user_id = n.user_id`);
+
+/** Reads gathered per statement at most (a claim takes at most OUTBOX_MAX_IN_FLIGHT rows; this only bounds it). */
+const SEND_READ_MAX = 256;
+
+interface SendRead {
+  notificationId: string;
+  deviceId: string;
+  resolve(row: SendRow | undefined): void;
+  reject(err: unknown): void;
+}
+
+/** Tests and benches: statements sent and pushes they answered. */
+export const pushReads = { reads: 0, pushes: 0 };
+
+/** The read waiting for a database connection, which later pushes join; null when none waits. */
+let gathering: SendRead[] | null = null;
+
+/**
+ * What one push needs, read together with the other pushes of its claim: the outbox launches a claim's rows in one
+ * turn of the event loop, so they all join one statement (and so do pushes launched while it waits for a pool
+ * connection). A flood of pushes then costs the database one statement per claim, not one per push, and leaves the
+ * pool's other connections to requests and /health.
+ */
+function readSendRow(notificationId: string, deviceId: string): Promise<SendRow | undefined> {
+  return new Promise((resolve, reject) => {
+    const read = { notificationId, deviceId, resolve, reject };
+    if (gathering && gathering.length < SEND_READ_MAX) return void gathering.push(read);
+    const batch = [read];
+    gathering = batch;
+    setImmediate(sendReads, batch);
+  });
+}
+
+function sendReads(batch: SendRead[]): void {
+  const { pool, namedStatements } = platform.database;
+  const fail = (err: unknown) => {
+    for (const read of batch) read.reject(err);
+  };
+  pool.connect((connectError, client, release) => {
+    if (gathering === batch) gathering = null;
+    if (connectError || !client) return fail(connectError);
+    pushReads.reads++;
+    pushReads.pushes += batch.length;
+    // Named on a server database (planned once per connection); unnamed on PGlite, whose connections share one session.
+    const query = { name: namedStatements ? 'push_send_reads' : undefined, text: SEND_READ.sql, values: [batch.map((r) => r.notificationId), batch.map((r) => r.deviceId)] };
+    // As pool.query does: the connection goes back once, with the error if the query failed (the pool then drops it).
+    let settled = false;
+    const settle = (err: Error | undefined, rows?: SendRow[]) => {
+      if (settled) return;
+      settled = true;
+      client.removeListener('error', settle);
+      release(err);
+      if (err || !rows) return fail(err);
+      const byOrdinal = new Map(rows.map((row) => [Number(row.ord), row]));
+      batch.forEach((read, i) => read.resolve(byOrdinal.get(i + 1)));
+    };
+    client.once('error', settle);
+    try {
+      client.query<SendRow>(query).then(({ rows }) => settle(undefined, rows), settle);
+    } catch (err) {
+      settle(err as Error);
+    }
+  });
+}
+
 async function runPush(payload: { notification_id: string; device_id: string }, job: OutboxJob): Promise<void> {
   const report = (outcome: string, reason?: string) => pushHooks.onOutcome?.({ notificationId: payload.notification_id, deviceId: payload.device_id, outcome, reason });
-  const query = new PgDialect().sqlToQuery(sql`
-    SELECT n.user_id, n.notification_type, n.target_id, n.target_type, n.message, n.is_read, n.created_at,
-           a.username AS actor_name,
-           (n.actor_id IS NOT NULL AND NOT ${notHiddenFrom(sql`n.user_id`, sql`n.actor_id`)}) AS hidden,
-           d.kind, d.address, d.p256dh, d.auth, d.environment, d.locale, d.last_success_at,
-           p.push, p.previews, p.quiet_start, p.quiet_end, p.quiet_time_zone,
-           (SELECT count(*)::int FROM notifications u WHERE u.user_id = n.user_id AND NOT u.is_read) AS unread,
-           CASE WHEN n.target_id IS NULL OR n.actor_id IS NULL THEN 1 ELSE (
-             SELECT count(DISTINCT s.actor_id)::int FROM notifications s
-             WHERE s.user_id = n.user_id AND s.notification_type = n.notification_type AND s.target_id = n.target_id
-               AND NOT s.is_read AND s.created_at <= n.created_at AND s.created_at > n.created_at - interval '24 hours') END AS actors
-    FROM notifications n
-    JOIN push_devices d ON d.id = ${payload.device_id}::uuid AND d.user_id = n.user_id
-    LEFT JOIN users a ON a.id = n.actor_id
-    LEFT JOIN notification_preferences p ON p.user_id = n.user_id
-    WHERE n.id = ${payload.notification_id}::uuid`);
-  // Named on a server database (planned once per connection, not on every push of a flood); unnamed on PGlite, whose
-  // connections share one session. The text is the same on every run: only the two ids are parameters.
-  const { rows } = await platform.database.pool.query<SendRow>({ name: platform.database.namedStatements ? 'push_send_read' : undefined, text: query.sql, values: query.params as unknown[] });
-  const row = rows[0];
+  const row = await readSendRow(payload.notification_id, payload.device_id);
   // The notification or the device is gone, or the device changed hands: nothing to push.
   if (!row) return report('skipped', 'gone');
   if (row.is_read) return report('skipped', 'read');

@@ -2,6 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import webpush from 'web-push';
 import { checkPublicUrl, pinnedLookup, type Resolve } from '../../../platform/public-address.js';
+import { inTurn } from '../../../platform/cpu-turns.js';
 import type { PushDevice, PushMessage, PushSender, PushSendResult } from '../push-sender.js';
 import type { VapidDetails } from '../vapid.js';
 
@@ -95,13 +96,17 @@ export function createWebPushSender(opts: WebPushSenderOptions): WebPushSender {
     if ('refused' in checked) return { outcome: 'failed', status: null, reason: checked.refused };
     let details: ReturnType<typeof webpush.generateRequestDetails>;
     try {
-      // Encrypted here; the VAPID token comes from the cache below (web-push would sign one per push).
-      details = webpush.generateRequestDetails({ endpoint: device.endpoint, keys: device.keys }, JSON.stringify(message.payload), {
-        TTL: Math.max(0, Math.floor(message.ttlSeconds)),
-        urgency: message.urgency,
-        topic: message.collapseId,
-        contentEncoding: 'aes128gcm',
-      });
+      // Encrypted here, in turns (a claim's pushes arrive together: src/platform/cpu-turns.ts); the VAPID token comes
+      // from the cache below (web-push would sign one per push).
+      const { endpoint, keys } = device;
+      details = await inTurn(() =>
+        webpush.generateRequestDetails({ endpoint, keys }, JSON.stringify(message.payload), {
+          TTL: Math.max(0, Math.floor(message.ttlSeconds)),
+          urgency: message.urgency,
+          topic: message.collapseId,
+          contentEncoding: 'aes128gcm',
+        }),
+      );
     } catch (err) {
       // A key that is not a P-256 point, an auth secret of the wrong size...: the subscription can never work.
       return { outcome: 'gone', status: 0, reason: `The subscription's keys are not usable: ${(err as Error).message}`.slice(0, 300) };
