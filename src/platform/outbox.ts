@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import os from 'node:os';
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import { Counter, Gauge } from 'prom-client';
 import { domainEvents } from '../core/events.js';
 import type { Db, DbOrTx } from './db-connection.js';
@@ -49,7 +49,7 @@ export interface OutboxJob {
   retryAt: Date | null;
 }
 
-export interface OutboxHandler<K extends OutboxKind = OutboxKind> {
+export interface OutboxHandler<K extends OutboxKind = OutboxKind, F = never> {
   kind: K;
   /** Runs of this kind in flight on one node at most. */
   maxInFlight: number;
@@ -59,8 +59,18 @@ export interface OutboxHandler<K extends OutboxKind = OutboxKind> {
   leaseMs: number;
   /** The wait after attempt n fails is retryDelaysMs[n - 1]; after the last one the row is given up. */
   retryDelaysMs: readonly number[];
-  /** Resolves: done (the row is deleted). Throws: retried, or given up (GiveUp, or no retry left). */
-  run(payload: OutboxPayloads[K], job: OutboxJob): Promise<void>;
+  /**
+   * Resolves: done (the row is deleted). Throws: retried, or given up (GiveUp, or no retry left). May resolve to a
+   * value for `finish`.
+   */
+  run(payload: OutboxPayloads[K], job: OutboxJob): Promise<void | F>;
+  /**
+   * The record of finished work, written with the deletion of its rows: the values that runs of this kind resolved to
+   * since the last deletion, as one data-modifying statement (it becomes a CTE of the statement that deletes their
+   * rows, usually the next claim). The record and the row's end are one atomic write, and a burst of runs writes
+   * once. Should that statement fail, the rows are left to run again once their lease is over (at least once).
+   */
+  finish?(values: F[]): SQL;
   /** After the last failed attempt (the row stays, with failed_at). */
   onGiveUp?(payload: OutboxPayloads[K], job: OutboxJob, error: unknown): Promise<void>;
 }
@@ -88,7 +98,7 @@ export class RetryAt extends Error {
 }
 
 /** Typed at the definition, stored among the others without its kind's payload type. */
-export function defineOutboxHandler<K extends OutboxKind>(handler: OutboxHandler<K>): OutboxHandler {
+export function defineOutboxHandler<K extends OutboxKind, F = never>(handler: OutboxHandler<K, F>): OutboxHandler {
   return handler as unknown as OutboxHandler;
 }
 
@@ -109,6 +119,32 @@ export async function enqueue<K extends OutboxKind>(tx: DbOrTx, kind: K, payload
     VALUES (${kind}, ${JSON.stringify(payload)}::jsonb, ${opts.key ?? null}, ${runAt.toISOString()}::timestamptz, ${outboxClock.now().toISOString()}::timestamptz)`);
   publishAfterCommit('outbox.queued', { kind });
 }
+
+/**
+ * Set-based enqueue, for the body of a CTE in the caller's statement (one round trip for a write and its outbox
+ * rows): a row of `kind` for each row of `from` (a relation the statement defines), with `payload` (jsonb) and
+ * `key` computed from it, due now. Call outboxQueuedAfterCommit(kind) when the statement queued any.
+ */
+export function outboxInsert(kind: OutboxKind, rows: { from: SQL; payload: SQL; key?: SQL }): SQL {
+  const now = outboxClock.now().toISOString();
+  return sql`
+    INSERT INTO outbox (kind, payload, key, run_at, created_at)
+    SELECT ${kind}, ${rows.payload}, ${rows.key ?? sql`NULL`}, ${now}::timestamptz, ${now}::timestamptz FROM ${rows.from}`;
+}
+
+/** Wakes this node's worker for `kind` once the outermost transaction commits (as enqueue does). */
+export function outboxQueuedAfterCommit(kind: OutboxKind): void {
+  publishAfterCommit('outbox.queued', { kind });
+}
+
+/** A run that succeeded: its row to delete, and what its handler's `finish` records of it (if anything). */
+interface Finished {
+  id: string;
+  kind: string;
+  value: unknown;
+}
+
+const doneIdArray = (done: readonly Finished[]) => sql`ARRAY[${done.length ? sql.join(done.map((d) => sql`${d.id}::bigint`), sql`, `) : sql``}]::bigint[]`;
 
 interface ClaimedRow extends Record<string, unknown> {
   id: string;
@@ -149,7 +185,7 @@ export class OutboxWorker {
   /** Kinds whose last claim left due rows unclaimed (no room, or their key's bound): a finished run claims again. */
   private readonly backlog = new Set<string>();
   /** Rows whose run succeeded, not yet deleted (deleted with the next claim, or after FINISH_BATCH_MS). */
-  private done: string[] = [];
+  private done: Finished[] = [];
   private totalRunning = 0;
   private pumping: Promise<void> | null = null;
   /** A claim was asked for while one was going: claim again right after it. */
@@ -272,15 +308,7 @@ export class OutboxWorker {
     for (const handler of this.handlers.values()) {
       const room = Math.min(handler.maxInFlight - this.running.get(handler.kind)!, this.opts.maxInFlight - this.totalRunning);
       if (room <= 0) continue;
-      const done = this.takeDone();
-      let result: { rows: ClaimedRow[]; due: number };
-      try {
-        result = await this.claim(handler, room, done);
-      } catch (err) {
-        this.done.push(...done); // the statement rolled back: still to delete
-        throw err;
-      }
-      const { rows, due } = result;
+      const { rows, due } = await this.withDone((done) => this.claim(handler, room, done));
       for (const row of rows) this.launch(handler, row);
       if (rows.length) claimedAny = true;
       // The claim saw at most `room` due rows (its scan's limit): one that filled the room may have left more behind.
@@ -293,7 +321,7 @@ export class OutboxWorker {
     return claimedAny;
   }
 
-  private takeDone(): string[] {
+  private takeDone(): Finished[] {
     const done = this.done;
     this.done = [];
     if (this.flushTimer) clearTimeout(this.flushTimer);
@@ -301,16 +329,46 @@ export class OutboxWorker {
     return done;
   }
 
-  /** Deletes the finished rows not yet deleted (one statement). */
+  /** Deletes the finished rows not yet deleted, with their handlers' records (one statement). */
   private async flushDone(): Promise<void> {
+    await this.withDone(async (done) => {
+      if (!done.length) return;
+      await this.opts.db.execute(sql`
+        WITH ${this.finishing(done)}
+        gone AS (DELETE FROM outbox WHERE id = ANY(${doneIdArray(done)}) RETURNING id)
+        SELECT count(*)::int AS n FROM gone`);
+    });
+  }
+
+  /**
+   * `write`, a statement that also deletes the finished rows (and writes their records). Should it fail (rolled
+   * back), the rows without a record are kept for the next one; those with a record are dropped, left to run again
+   * once their lease is over, and `write` is tried once more without them: a record that cannot be written never
+   * stops the claims that would carry it. A failure with no record in it (the database is away) is thrown.
+   */
+  private async withDone<T>(write: (done: Finished[]) => Promise<T>): Promise<T> {
     const done = this.takeDone();
-    if (!done.length) return;
     try {
-      await this.opts.db.execute(sql`DELETE FROM outbox WHERE id IN (${sql.join(done.map((id) => sql`${id}::bigint`), sql`, `)})`);
+      return await write(done);
     } catch (err) {
-      this.done.push(...done);
-      throw err;
+      this.done.push(...done.filter((d) => d.value === undefined));
+      const recorded = done.filter((d) => d.value !== undefined);
+      if (!recorded.length) throw err;
+      this.opts.log.warn({ err, outboxIds: recorded.map((d) => d.id) }, 'could not record finished outbox work; it runs again after its lease');
+      return this.withDone(write);
     }
+  }
+
+  /** The `finish` statements of the handlers whose runs left a record, as CTEs (each followed by a comma). */
+  private finishing(done: readonly Finished[]): SQL {
+    const byKind = new Map<string, unknown[]>();
+    for (const d of done) if (d.value !== undefined) byKind.set(d.kind, [...(byKind.get(d.kind) ?? []), d.value]);
+    const ctes: SQL[] = [];
+    for (const [kind, values] of byKind) {
+      const finish = this.handlers.get(kind)?.finish;
+      if (finish) ctes.push(sql`${sql.raw(`finished_${ctes.length}`)} AS (${finish(values as never[])}),`);
+    }
+    return sql.join(ctes, sql` `);
   }
 
   /**
@@ -322,12 +380,12 @@ export class OutboxWorker {
    * exactly). Answers the rows claimed and how many due rows the claim saw (more than it took: some are waiting for
    * room or for their key).
    */
-  private async claim(handler: OutboxHandler, limit: number, done: readonly string[]): Promise<{ rows: ClaimedRow[]; due: number }> {
+  private async claim(handler: OutboxHandler, limit: number, done: readonly Finished[]): Promise<{ rows: ClaimedRow[]; due: number }> {
     const now = outboxClock.now();
     const nowText = now.toISOString();
     const leaseUntil = new Date(now.getTime() + handler.leaseMs).toISOString();
     const perKey = handler.maxInFlightPerKey;
-    const doneIds = sql`ARRAY[${done.length ? sql.join(done.map((id) => sql`${id}::bigint`), sql`, `) : sql``}]::bigint[]`;
+    const doneIds = doneIdArray(done);
     // Rows over their key's bound are skipped, so a keyed claim looks a little further than its room.
     const scan = perKey ? limit * 4 : limit;
     const chosen = perKey
@@ -346,7 +404,8 @@ export class OutboxWorker {
         ),`
       : sql`chosen AS (SELECT id FROM due),`;
     const { rows } = await this.opts.db.execute<ClaimedRow & { due_n: number }>(sql`
-      WITH gone AS (
+      WITH ${this.finishing(done)}
+      gone AS (
         DELETE FROM outbox WHERE id = ANY(${doneIds}) RETURNING id
       ),
       due AS (
@@ -404,14 +463,15 @@ export class OutboxWorker {
       retryAt: delay === undefined ? null : new Date(outboxClock.now().getTime() + delay),
     };
     const payload = row.payload as OutboxPayloads[OutboxKind];
+    let value: unknown;
     try {
-      await handler.run(payload, job);
+      value = await handler.run(payload, job);
     } catch (error) {
       await this.failed(handler, job, payload, error).catch((err) => this.opts.log.error({ err, outboxId: row.id, kind: row.kind }, 'could not record an outbox failure; the lease will expire'));
       return;
     }
     this.runsCounter?.inc({ kind: handler.kind, outcome: 'ok' });
-    this.done.push(row.id);
+    this.done.push({ id: row.id, kind: row.kind, value: value ?? undefined });
   }
 
   private async failed(handler: OutboxHandler, job: OutboxJob, payload: OutboxPayloads[OutboxKind], error: unknown): Promise<void> {

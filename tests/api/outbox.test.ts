@@ -43,7 +43,7 @@ afterAll(async () => {
 
 let kinds = 0;
 /** A fresh kind per test, whose runs are recorded. */
-function aKind(overrides: Partial<OutboxHandler> = {}, run?: (payload: { n: number }, job: OutboxJob) => Promise<void>) {
+function aKind(overrides: Partial<OutboxHandler> = {}, run?: (payload: { n: number }, job: OutboxJob) => Promise<unknown>) {
   const kind = `test.outbox${++kinds}.${Date.now()}` as `test.${string}`;
   const runs: Array<{ n: number; job: OutboxJob }> = [];
   const handler = defineOutboxHandler({
@@ -53,7 +53,7 @@ function aKind(overrides: Partial<OutboxHandler> = {}, run?: (payload: { n: numb
     retryDelaysMs: [5000, 60_000],
     run: async (payload: { n: number }, job: OutboxJob) => {
       runs.push({ n: payload.n, job });
-      await run?.(payload, job);
+      return run?.(payload, job);
     },
     ...overrides,
   } as unknown as OutboxHandler);
@@ -109,6 +109,52 @@ describe('enqueue in a transaction', () => {
     await until(() => false, 100).catch(() => undefined);
     expect(runs).toHaveLength(1);
     expect(await rowsOf(kind)).toEqual([]);
+  });
+});
+
+describe('records of finished work (a handler\'s finish)', () => {
+  const records = async (kind: string) =>
+    (await platform.db.execute<{ n: number }>(sql`SELECT n FROM outbox_test_records WHERE kind = ${kind} ORDER BY n`)).rows.map((r) => r.n);
+  beforeAll(async () => {
+    await platform.db.execute(sql`CREATE TABLE IF NOT EXISTS outbox_test_records (kind text NOT NULL, n int NOT NULL)`);
+  });
+
+  test('when runs resolve to values, then finish records them in the statement that deletes their rows: both happen, together', async () => {
+    const { kind, handler } = aKind(
+      { finish: (values: number[]) => sql`INSERT INTO outbox_test_records (kind, n) SELECT ${kind}, unnest(${sql.param(values)}::int[])` } as unknown as Partial<OutboxHandler>,
+      async (payload) => payload.n * 10,
+    );
+    await transaction(platform.db, async (tx) => {
+      for (let n = 1; n <= 5; n++) await enqueue(tx, kind, { n });
+    });
+    await aWorker([handler]).settle();
+    expect(await records(kind)).toEqual([10, 20, 30, 40, 50]);
+    expect(await rowsOf(kind)).toEqual([]);
+  });
+
+  test('when the record cannot be written, then the row stays to run again after its lease, and other work goes on', async () => {
+    let now = Date.now();
+    outboxClock.now = () => new Date(now);
+    const failing = aKind({ finish: () => sql`INSERT INTO outbox_test_records (kind, n) SELECT 'never', 1 / 0` } as unknown as Partial<OutboxHandler>, async () => 1);
+    const plain = aKind();
+    await transaction(platform.db, async (tx) => {
+      await enqueue(tx, failing.kind, { n: 1 });
+    });
+    const worker = aWorker([failing.handler, plain.handler]);
+    await worker.settle();
+    expect(failing.runs).toHaveLength(1);
+    expect(await rowsOf(failing.kind)).toEqual([expect.objectContaining({ attempts: 1, failed_at: null, locked_until: expect.any(String) })]);
+    // The claims that would have carried the record keep working.
+    await transaction(platform.db, async (tx) => {
+      await enqueue(tx, plain.kind, { n: 2 });
+    });
+    await worker.settle();
+    expect(plain.runs.map((r) => r.n)).toEqual([2]);
+    expect(await rowsOf(plain.kind)).toEqual([]);
+    // Once the lease is over, it runs again (at least once).
+    now += 61_000;
+    await worker.settle();
+    expect(failing.runs.map((r) => r.job.attempt)).toEqual([1, 2]);
   });
 });
 

@@ -141,6 +141,8 @@ describe('events and delivery', () => {
     const [, , third] = await receiver.waitFor(3);
     expect(third.body).toMatchObject({ type: 'order.cancelled', data: cancelled.body });
 
+    // A success is recorded with the end of its outbox row (a moment after the receiver answered).
+    await settle();
     const listed = await deliveries(seller, hook.id);
     expect(listed.map((d) => d.type)).toEqual(['order.cancelled', expect.any(String), expect.any(String)]);
     expect(listed.every((d) => d.status === 'succeeded' && d.attempts === 1 && d.last_status_code === 200 && d.next_attempt_at === null)).toBe(true);

@@ -40,7 +40,15 @@ interface Loaded extends Record<string, unknown> {
   failing_since: string | Date | null;
 }
 
-export const webhookDeliveryHandler = defineOutboxHandler({
+/** A delivery that succeeded, recorded by `finish` with the deletion of its outbox row. */
+interface Succeeded {
+  id: string;
+  code: number;
+  response: string;
+  at: string;
+}
+
+export const webhookDeliveryHandler = defineOutboxHandler<'webhook.delivery', Succeeded>({
   kind: 'webhook.delivery',
   maxInFlight: MAX_IN_FLIGHT_PER_NODE,
   maxInFlightPerKey: MAX_IN_FLIGHT_PER_WEBHOOK,
@@ -68,12 +76,18 @@ export const webhookDeliveryHandler = defineOutboxHandler({
       ...senderHooks,
     });
     if (result.outcome === 'answered' && result.statusCode >= 200 && result.statusCode < 300) {
-      await record(delivery.id, { status: 'succeeded', code: result.statusCode, response: result.body, next: null });
       if (delivery.failing_since) await platform.db.execute(sql`UPDATE webhooks SET failing_since = NULL WHERE id = ${delivery.webhook_id}::uuid`);
-      return;
+      // Recorded by `finish`, in the statement that deletes the outbox row (one round trip less per delivery).
+      return { id: delivery.id, code: result.statusCode, response: result.body.slice(0, 1024), at: outboxClock.now().toISOString() };
     }
-    await failed(delivery, job, result, now);
+    return failed(delivery, job, result, now);
   },
+  finish: (succeeded) => sql`
+    UPDATE webhook_deliveries d SET status = 'succeeded', attempts = d.attempts + 1, last_status_code = s.code,
+      last_response = s.response, last_attempt_at = s.at, next_attempt_at = NULL
+    FROM unnest(${sql.param(succeeded.map((x) => x.id))}::uuid[], ${sql.param(succeeded.map((x) => x.code))}::int[],
+      ${sql.param(succeeded.map((x) => x.response))}::text[], ${sql.param(succeeded.map((x) => x.at))}::timestamptz[]) AS s(id, code, response, at)
+    WHERE d.id = s.id`,
 });
 
 async function failed(delivery: Loaded, job: OutboxJob, result: Exclude<SendResult, never>, now: Date): Promise<never> {
