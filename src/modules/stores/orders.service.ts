@@ -82,7 +82,7 @@ export async function createOrder(ctx: AuthedContext, input: { product: string; 
     await notify(tx, events, { recipientId: product.sellerId, actorId: ctx.user.id, type: 'general', targetId: order.id, targetType: 'Order', message: `${ctx.user.username} ordered ${input.quantity} × ${product.name}.` });
     events.add('order.created', { sellerId: product.sellerId, order: body });
     // Webhooks hear it in this transaction's outbox (DESIGN.md section 12): sent after the commit, never before.
-    await emitStoreEvent(tx, product.storeId, 'order.created', () => body);
+    await emitStoreEvent(tx, product.storeId, 'order.created', body);
     if (taken.stock === 0) await emitStoreEvent(tx, product.storeId, 'product.out_of_stock', () => productAsRead(product.id));
     return body;
   });
@@ -132,7 +132,7 @@ export async function updateOrderStatus(ctx: AuthedContext, id: string, status: 
       await notify(tx, events, { recipientId, actorId: ctx.user.id, type: 'general', targetId: order.id, targetType: 'Order', message: statusMessage(ctx, party, order, status, product?.name) });
       events.add('order.updated', { recipientId, order: body });
     }
-    await emitStoreEvent(tx, updated.storeId, status === 'cancelled' ? 'order.cancelled' : 'order.updated', () => body);
+    await emitStoreEvent(tx, updated.storeId, status === 'cancelled' ? 'order.cancelled' : 'order.updated', body);
     return body;
   });
 }

@@ -39,7 +39,7 @@ export async function createReview(ctx: AuthedContext, input: { product: string;
     return await transaction(platform.db, async (tx) => {
       const [row] = await tx.insert(reviews).values({ userId: ctx.user.id, productId: input.product, rating: input.rating, comment: input.comment ?? '' }).returning();
       const body = serializeReview(row);
-      await emitStoreEvent(tx, product.storeId, 'review.created', () => body);
+      await emitStoreEvent(tx, product.storeId, 'review.created', body);
       return body;
     });
   } catch (err) {
