@@ -17,6 +17,7 @@ import { stopCommunityFanoutWorker } from './modules/posts/community-fanout.work
 import { startOutboxWorker, stopOutboxWorker, type OutboxHandler } from './platform/outbox.js';
 import { outboxHandlers } from './outbox-handlers.js';
 import { closePushSenders } from './modules/push/push-senders.js';
+import { closeWebhookConnections } from './modules/webhooks/sender.js';
 import { listeningBaseUrl, setServerBaseUrl } from './core/server-base-url.js';
 import { configureTrustedProxies } from './core/client-address.js';
 import { configureAudioWork } from './core/media/audio-work.js';
@@ -95,8 +96,9 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
       await stopCommunityFanoutWorker();
       // Outbox work still running keeps its lease and is run again by whichever node claims it when the lease ends.
       await stopOutboxWorker();
-      // Keep-alive connections to push services (and HTTP/2 sessions) close with it.
+      // Keep-alive connections to push services (and HTTP/2 sessions) and to webhook receivers close with it.
       await closePushSenders();
+      closeWebhookConnections();
       await stopPlatform();
     })());
 

@@ -2,7 +2,7 @@ import http from 'node:http';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { isPublicAddress } from '../../src/platform/public-address.js';
-import { sendWebhook, type SendOptions } from '../../src/modules/webhooks/sender.js';
+import { closeWebhookConnections, sendWebhook, type SendOptions } from '../../src/modules/webhooks/sender.js';
 
 /**
  * Outbound safety of webhooks (DESIGN.md section 12) without WEBHOOK_ALLOW_PRIVATE_ENDPOINTS. No test here sends a
@@ -174,6 +174,81 @@ describe('redirects and the checked address', () => {
       expect((result as { body: string }).body).toHaveLength(1024);
     } finally {
       await new Promise((resolve) => receiver.close(resolve));
+    }
+  });
+});
+
+describe('kept-alive connections', () => {
+  /** A loopback receiver that counts connections and the requests on each. */
+  async function countingReceiver(host = '127.0.0.1', port = 0, onRequest?: (nth: number, req: http.IncomingMessage, res: http.ServerResponse) => boolean) {
+    const perConnection = new Map<net.Socket, number>();
+    const server = http.createServer((req, res) => {
+      const nth = (perConnection.get(req.socket) ?? 0) + 1;
+      perConnection.set(req.socket, nth);
+      if (onRequest?.(nth, req, res)) return;
+      req.resume();
+      req.on('end', () => res.end('ok'));
+    });
+    await new Promise<void>((resolve) => server.listen(port, host, () => resolve()));
+    return {
+      port: (server.address() as AddressInfo).port,
+      connections: () => perConnection.size,
+      requests: () => [...perConnection.values()].reduce((a, b) => a + b, 0),
+      close: () => new Promise((resolve) => server.close(resolve)),
+    };
+  }
+
+  test('when one receiver gets two events, then they travel over one connection, and the name is resolved and checked for each', async () => {
+    const receiver = await countingReceiver();
+    try {
+      const dns = stubResolver({ 'till.invalid': ['127.0.0.1'] });
+      for (let i = 0; i < 2; i++) {
+        expect(await sendWebhook(`http://till.invalid:${receiver.port}/`, '{}', {}, { allowPrivate: true, resolve: dns.resolve })).toMatchObject({ outcome: 'answered', statusCode: 200 });
+      }
+      expect(receiver.requests()).toBe(2);
+      expect(receiver.connections()).toBe(1);
+      expect(dns.calls).toEqual(['till.invalid', 'till.invalid']);
+    } finally {
+      closeWebhookConnections();
+      await receiver.close();
+    }
+  });
+
+  test('when the name resolves to another address, then the next event connects to that address (a connection is reused only to the address just checked)', async () => {
+    const first = await countingReceiver('127.0.0.1');
+    const second = await countingReceiver('127.0.0.2', first.port);
+    try {
+      const table: Record<string, string[]> = { 'moving.invalid': ['127.0.0.1'] };
+      const dns = stubResolver(table);
+      const url = `http://moving.invalid:${first.port}/`;
+      expect(await sendWebhook(url, '{}', {}, { allowPrivate: true, resolve: dns.resolve })).toMatchObject({ statusCode: 200 });
+      table['moving.invalid'] = ['127.0.0.2'];
+      expect(await sendWebhook(url, '{}', {}, { allowPrivate: true, resolve: dns.resolve })).toMatchObject({ statusCode: 200 });
+      expect([first.requests(), second.requests()]).toEqual([1, 1]);
+    } finally {
+      closeWebhookConnections();
+      await first.close();
+      await second.close();
+    }
+  });
+
+  test('when a kept connection is reset as the next event is sent on it, then the event is sent once more on a new connection and answered', async () => {
+    // The second request on a connection is met with a reset, as when a receiver closes an idle connection just
+    // as it is reused.
+    const receiver = await countingReceiver('127.0.0.1', 0, (nth, req) => {
+      if (nth !== 2) return false;
+      req.socket.resetAndDestroy();
+      return true;
+    });
+    try {
+      const url = `http://127.0.0.1:${receiver.port}/`;
+      expect(await sendWebhook(url, '{}', {}, { allowPrivate: true })).toMatchObject({ statusCode: 200 });
+      expect(await sendWebhook(url, '{}', {}, { allowPrivate: true })).toMatchObject({ outcome: 'answered', statusCode: 200 });
+      expect(receiver.connections()).toBe(2);
+      expect(receiver.requests()).toBe(3);
+    } finally {
+      closeWebhookConnections();
+      await receiver.close();
     }
   });
 });
