@@ -92,6 +92,16 @@ const authorMatch = (column: SQL, usernames: string[]): SQL =>
 const findableAuthor = (viewerId: string | null, alias: string): SQL =>
   viewerId ? sql`(${sql.raw(alias)}.discoverable OR ${sql.raw(alias)}.id = ${viewerId}::uuid)` : sql`${sql.raw(alias)}.discoverable`;
 
+/**
+ * The same for one row's author, probed per row (users_pkey) instead of joined: a join let PostgreSQL hash all of
+ * users for a rare word (10,000 rows read for 10 matches: 2.6 of its 3 ms), while the probe runs only for the rows
+ * that already matched the words.
+ */
+const findableAuthorOf = (viewerId: string | null, authorColumn: SQL): SQL => {
+  const probe = sql`(SELECT fu.discoverable FROM users fu WHERE fu.id = ${authorColumn})`;
+  return viewerId ? sql`(${authorColumn} = ${viewerId}::uuid OR ${probe})` : probe;
+};
+
 /** The one post rule in SQL, as the policy module states it. */
 export const postVisibleTo = postVisibleInListTo;
 
@@ -121,9 +131,9 @@ export function postsStatement(q: ItemQuery, marks: string): SQL {
   return sql`
     WITH newest AS MATERIALIZED (
       SELECT p.id, p.search_vector, p.location_id, p.created_at
-        FROM posts p JOIN users u ON u.id = p.user_id
+        FROM posts p
        WHERE ${textMatch(sql`p.search_vector`, q.text)} AND ${tagMatch(sql`p.tags`, q.tags)} AND ${authorMatch(sql`p.user_id`, q.usernames)}
-         AND ${findableAuthor(q.viewerId, 'u')} AND ${postVisibleTo(q.viewerId)}
+         AND ${findableAuthorOf(q.viewerId, sql`p.user_id`)} AND ${postVisibleTo(q.viewerId)}
        ORDER BY p.created_at DESC, p.id DESC
        LIMIT ${sql.raw(String(RANK_WINDOW))}),
     ranked AS MATERIALIZED (
