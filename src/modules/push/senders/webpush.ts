@@ -2,7 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import webpush from 'web-push';
 import { checkPublicUrl, pinnedLookup, type Resolve } from '../../../platform/public-address.js';
-import { inTurn } from '../../../platform/cpu-turns.js';
+import { encryptPush, stopEncryptThread, type Encrypted } from './webpush-encrypt.js';
 import type { PushDevice, PushMessage, PushSender, PushSendResult } from '../push-sender.js';
 import type { VapidDetails } from '../vapid.js';
 
@@ -94,24 +94,21 @@ export function createWebPushSender(opts: WebPushSenderOptions): WebPushSender {
     }
     const checked = await checkPublicUrl(url, { allowPrivate: opts.allowPrivate, resolve: opts.resolve });
     if ('refused' in checked) return { outcome: 'failed', status: null, reason: checked.refused };
-    let details: ReturnType<typeof webpush.generateRequestDetails>;
+    let details: Encrypted;
     try {
-      // Encrypted here, in turns (a claim's pushes arrive together: src/platform/cpu-turns.ts); the VAPID token comes
-      // from the cache below (web-push would sign one per push).
-      const { endpoint, keys } = device;
-      details = await inTurn(() =>
-        webpush.generateRequestDetails({ endpoint, keys }, JSON.stringify(message.payload), {
-          TTL: Math.max(0, Math.floor(message.ttlSeconds)),
-          urgency: message.urgency,
-          topic: message.collapseId,
-          contentEncoding: 'aes128gcm',
-        }),
-      );
+      // Encrypted in a worker thread (webpush-encrypt.ts); the VAPID token comes from the cache below (web-push would
+      // sign one per push).
+      details = await encryptPush({
+        endpoint: device.endpoint,
+        keys: device.keys,
+        payload: JSON.stringify(message.payload),
+        options: { TTL: Math.max(0, Math.floor(message.ttlSeconds)), urgency: message.urgency, topic: message.collapseId, contentEncoding: 'aes128gcm' },
+      });
     } catch (err) {
       // A key that is not a P-256 point, an auth secret of the wrong size...: the subscription can never work.
       return { outcome: 'gone', status: 0, reason: `The subscription's keys are not usable: ${(err as Error).message}`.slice(0, 300) };
     }
-    (details.headers as Record<string, string>).Authorization = vapidAuthorization(`${url.protocol}//${url.host}`);
+    details.headers.Authorization = vapidAuthorization(`${url.protocol}//${url.host}`);
     const agent = agentFor(url, checked);
     return new Promise<PushSendResult>((resolve) => {
       let settled = false;
@@ -158,6 +155,7 @@ export function createWebPushSender(opts: WebPushSenderOptions): WebPushSender {
     async close() {
       for (const agent of agents.values()) agent.destroy();
       agents.clear();
+      stopEncryptThread();
     },
   };
 }
