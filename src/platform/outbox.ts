@@ -23,7 +23,8 @@ import type { Metrics } from './metrics.js';
  * - a failed run is retried after the handler's `retryDelaysMs[attempt - 1]`; past the last delay, or when the
  *   handler throws `GiveUp`, the row keeps `failed_at` and the handler's `onGiveUp` runs;
  * - work in flight is bounded per handler (`maxInFlight`), per key (`maxInFlightPerKey`, e.g. one webhook
- *   endpoint, counted over the leases of every node) and per node (OUTBOX_MAX_IN_FLIGHT).
+ *   endpoint, counted over the leases of every node) and per node (OUTBOX_MAX_IN_FLIGHT, of which one kind takes at
+ *   most three quarters when the node has others).
  */
 
 /** What each kind of work carries, declared by its module (declaration merging), like DomainEventMap. */
@@ -305,8 +306,10 @@ export class OutboxWorker {
    */
   private async pumpOnce(): Promise<boolean> {
     let claimedAny = false;
+    const share = this.kindShare();
     for (const handler of this.handlers.values()) {
-      const room = Math.min(handler.maxInFlight - this.running.get(handler.kind)!, this.opts.maxInFlight - this.totalRunning);
+      const running = this.running.get(handler.kind)!;
+      const room = Math.min(handler.maxInFlight - running, share - running, this.opts.maxInFlight - this.totalRunning);
       if (room <= 0) continue;
       const { rows, due } = await this.withDone((done) => this.claim(handler, room, done));
       for (const row of rows) this.launch(handler, row);
@@ -319,6 +322,16 @@ export class OutboxWorker {
     }
     await this.flushDone();
     return claimedAny;
+  }
+
+  /**
+   * The most runs one kind may have on this node: OUTBOX_MAX_IN_FLIGHT less a quarter of it (at least one) kept for
+   * the other kinds, so that a flood of one kind (a community post's pushes) never holds every slot while an alert's
+   * fan-out or a webhook waits behind it. With one kind, all of it.
+   */
+  private kindShare(): number {
+    const max = this.opts.maxInFlight;
+    return this.handlers.size > 1 ? Math.max(1, max - Math.max(1, Math.floor(max / 4))) : max;
   }
 
   private takeDone(): Finished[] {

@@ -275,6 +275,33 @@ describe('bounds on work in flight', () => {
     expect(most).toBe(2);
     expect(runs.map((r) => r.n).sort()).toEqual([0, 1, 2, 3, 4, 5]);
   });
+
+  test('when one kind floods the node, then it takes at most three quarters of OUTBOX_MAX_IN_FLIGHT and another kind still runs meanwhile', async () => {
+    const release: Array<() => void> = [];
+    let running = 0;
+    const flood = aKind({ maxInFlight: 64 }, async () => {
+      running++;
+      await new Promise<void>((resolve) => release.push(resolve));
+      running--;
+    });
+    const other = aKind();
+    await transaction(platform.db, async (tx) => {
+      for (let n = 0; n < 20; n++) await enqueue(tx, flood.kind, { n });
+    });
+    const worker = new OutboxWorker([flood.handler, other.handler], { db: platform.db, log: silent, pollMs: 10, maxInFlight: 8 });
+    workers.push(worker);
+    worker.start();
+    await until(() => running === 6);
+    await transaction(platform.db, async (tx) => enqueue(tx, other.kind, { n: 100 }));
+    // The flood's runs are all still waiting: the other kind runs in the room they leave.
+    await until(() => other.runs.length === 1);
+    expect(running).toBe(6);
+    while (flood.runs.length < 20 || running > 0) {
+      release.splice(0).forEach((r) => r());
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(flood.runs).toHaveLength(20);
+  });
 });
 
 describe('/metrics', () => {
