@@ -48,12 +48,20 @@ export interface OutboxJob {
   createdAt: Date;
   /** When the work runs again should this attempt fail; null: this is the last attempt. */
   retryAt: Date | null;
+  /** What the handler's `load` read in the claim (its row as JSON), or null: none, or no `load`. */
+  loaded: Record<string, unknown> | null;
 }
 
 export interface OutboxHandler<K extends OutboxKind = OutboxKind, F = never> {
   kind: K;
   /** Runs of this kind in flight on one node at most. */
   maxInFlight: number;
+  /**
+   * The rows a run reads first, read by the claim itself (one round trip less per run): a query of at most one row
+   * given the claimed row's `payload` (a jsonb expression); its row reaches `run` as `job.loaded`, as JSON
+   * (timestamps as ISO strings), read in the same instant as the claim.
+   */
+  load?(payload: SQL): SQL;
   /** Runs of one key in flight on all nodes together at most (rows without a key are not counted). */
   maxInFlightPerKey?: number;
   /** A claimed row is another node's to take after this long: longer than the slowest run can be. */
@@ -149,6 +157,7 @@ const doneIdArray = (done: readonly Finished[]) => sql`ARRAY[${done.length ? sql
 
 interface ClaimedRow extends Record<string, unknown> {
   id: string;
+  loaded: Record<string, unknown> | null;
   kind: string;
   key: string | null;
   payload: unknown;
@@ -436,6 +445,7 @@ export class OutboxWorker {
         RETURNING o.id::text AS id, o.kind, o.key, o.payload, o.attempts, o.created_at, o.run_at
       )
       SELECT c.id, c.kind, c.key, c.payload, c.attempts, c.created_at,
+        ${handler.load ? sql`(SELECT to_jsonb(l) FROM (${handler.load(sql`c.payload`)}) l LIMIT 1)` : sql`NULL::jsonb`} AS loaded,
         (SELECT count(*) FROM due)::int AS due_n, (SELECT count(*) FROM gone)::int AS gone_n
       FROM (SELECT 1) one LEFT JOIN claimed c ON true
       ORDER BY c.run_at, c.id::bigint`);
@@ -474,6 +484,7 @@ export class OutboxWorker {
       attempt: row.attempts,
       createdAt: new Date(row.created_at),
       retryAt: delay === undefined ? null : new Date(outboxClock.now().getTime() + delay),
+      loaded: row.loaded ?? null,
     };
     const payload = row.payload as OutboxPayloads[OutboxKind];
     let value: unknown;

@@ -132,6 +132,23 @@ describe('records of finished work (a handler\'s finish)', () => {
     expect(await rowsOf(kind)).toEqual([]);
   });
 
+  test('when a handler has load, then each run gets the row its query reads for the claimed payload, read by the claim', async () => {
+    await platform.db.execute(sql`INSERT INTO outbox_test_records (kind, n) VALUES ('load', 41), ('load', 42)`);
+    const seen: Array<Record<string, unknown> | null> = [];
+    const { kind, handler } = aKind(
+      { load: (payload: unknown) => sql`SELECT n, n * 2 AS doubled FROM outbox_test_records WHERE kind = 'load' AND n = (${payload}->>'n')::int` } as unknown as Partial<OutboxHandler>,
+      async (_payload, job) => {
+        seen.push(job.loaded);
+      },
+    );
+    await transaction(platform.db, async (tx) => {
+      await enqueue(tx, kind, { n: 42 });
+      await enqueue(tx, kind, { n: 7 }); // reads nothing
+    });
+    await aWorker([handler]).settle();
+    expect(seen).toEqual([{ n: 42, doubled: 84 }, null]);
+  });
+
   test('when the record cannot be written, then the row stays to run again after its lease, and other work goes on', async () => {
     let now = Date.now();
     outboxClock.now = () => new Date(now);

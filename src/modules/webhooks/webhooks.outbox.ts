@@ -55,12 +55,13 @@ export const webhookDeliveryHandler = defineOutboxHandler<'webhook.delivery', Su
   // The attempt's 15 s, and the bookkeeping around it, with room to spare.
   leaseMs: WEBHOOK_TIMEOUT_MS + 45_000,
   retryDelaysMs: RETRY_DELAYS_MS,
-  async run({ delivery_id }, job) {
-    const { rows } = await platform.db.execute<Loaded>(sql`
-      SELECT d.id, d.webhook_id, d.event_id, d.type, d.body, w.url, w.owner_id, w.is_active, w.secret_sealed,
-        w.previous_secret_sealed, w.previous_secret_until, w.failing_since
-      FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id WHERE d.id = ${delivery_id}::uuid`);
-    const delivery = rows[0];
+  // The delivery and its webhook, read by the claim (one round trip less per delivery).
+  load: (payload) => sql`
+    SELECT d.id, d.webhook_id, d.event_id, d.type, d.body, w.url, w.owner_id, w.is_active, w.secret_sealed,
+      w.previous_secret_sealed, w.previous_secret_until, w.failing_since
+    FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id WHERE d.id = (${payload}->>'delivery_id')::uuid`,
+  async run(_payload, job) {
+    const delivery = job.loaded as Loaded | null;
     if (!delivery) return; // the webhook (or its store, or account) was deleted meanwhile
     if (!delivery.is_active && delivery.type !== TEST_EVENT) {
       await record(delivery.id, { status: 'failed', response: 'Not sent: the webhook is disabled.', next: null });
