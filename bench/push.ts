@@ -145,6 +145,8 @@ export interface FloodResult {
   postToFirstPushMs: number;
   quietPosts: ReturnType<typeof stats>;
   floodPosts: ReturnType<typeof stats>;
+  /** The three slowest of those answers, and when each was sent (ms after the community post). */
+  slowestFloodPosts: Array<{ atMs: number; ms: number }>;
   health: ReturnType<typeof stats>;
   servicePushesPerSecond: number;
   /** web-push alone, as it is used by default (one VAPID token signed per push). */
@@ -199,6 +201,7 @@ async function runFlood(opts: PushBenchOptions): Promise<FloodResult> {
     let flooding = true;
     const health: number[] = [];
     const floodPosts: number[] = [];
+    const floodPostTimes: Array<{ atMs: number; ms: number }> = [];
     const healthLoop = (async () => {
       while (flooding) {
         health.push((await rest(service.url, 'GET', '/health')).ms);
@@ -207,7 +210,10 @@ async function runFlood(opts: PushBenchOptions): Promise<FloodResult> {
     })();
     const postsLoop = (async () => {
       while (flooding) {
-        floodPosts.push(await postTo(small.id));
+        const at = Date.now();
+        const ms = await postTo(small.id);
+        floodPosts.push(ms);
+        floodPostTimes.push({ atMs: at, ms });
         await sleep(100);
       }
     })();
@@ -250,6 +256,7 @@ async function runFlood(opts: PushBenchOptions): Promise<FloodResult> {
       postToFirstPushMs: first - sentAt,
       quietPosts: stats(quietPosts),
       floodPosts: stats(floodPosts),
+      slowestFloodPosts: floodPostTimes.sort((a, b) => b.ms - a.ms).slice(0, 3).map((p) => ({ atMs: p.atMs - sentAt, ms: p.ms })),
       health: stats(health),
       servicePushesPerSecond: serviceRate,
       bare,
@@ -285,7 +292,7 @@ export function formatPush(result: { like?: LikeResult; flood?: FloodResult }): 
   if (fl) {
     lines.push(`  community post to ${fl.members} members with one Web Push device each, PostgreSQL: ${fl.delivered} delivered, ${fl.checkedOk}/${fl.checked} sampled pushes verified and decrypted`);
     lines.push(`    post sent → first push ${f(fl.postToFirstPushMs)} ms, → last push ${f(fl.postToLastPushMs)} ms; the post's answer ${f(fl.postAnswerMs)} ms`);
-    lines.push(`    other posts' answers: quiet p50 ${f(fl.quietPosts.p50)} / p99 ${f(fl.quietPosts.p99)} ms (n ${fl.quietPosts.n}); during the flood p50 ${f(fl.floodPosts.p50)} / p99 ${f(fl.floodPosts.p99)} ms (n ${fl.floodPosts.n})`);
+    lines.push(`    other posts' answers: quiet p50 ${f(fl.quietPosts.p50)} / p99 ${f(fl.quietPosts.p99)} ms (n ${fl.quietPosts.n}); during the flood p50 ${f(fl.floodPosts.p50)} / p99 ${f(fl.floodPosts.p99)} ms (n ${fl.floodPosts.n}); slowest ${fl.slowestFloodPosts.map((p) => `${f(p.ms)} ms at +${(p.atMs / 1000).toFixed(1)} s`).join(', ')}`);
     lines.push(`    /health during the flood: p50 ${f(fl.health.p50)} ms, p99 ${f(fl.health.p99)} ms, max ${f(fl.health.max)} ms (n ${fl.health.n})`);
     lines.push(`    pushes/s: service ${f(fl.servicePushesPerSecond)}; bare web-push ${f(fl.bare.pushesPerSecond)} (${fl.bare.sent} sent in ${f(fl.bare.ms)} ms), ratio ${fl.ratio.toFixed(2)}; bare web-push with one VAPID token per origin as the service ${f(fl.bareCached.pushesPerSecond)} (${f(fl.bareCached.ms)} ms), ratio ${fl.ratioCached.toFixed(2)}`);
   }
