@@ -51,8 +51,14 @@ export interface TextQuery {
 export async function resolveTextQuery(parsed: ParsedQuery, db: DbOrTx = currentDb()): Promise<TextQuery | 'nothing'> {
   const statement = tsQueryStatement(parsed);
   if (!statement) return { must: null, marks: '' };
-  const { rows } = await db.execute<{ must: string; nodes: number; marks: string }>(statement);
-  const r = rows[0];
+  const { rows } = await db.execute<TextQueryRow>(statement);
+  return textQueryOf(parsed, rows[0]);
+}
+
+export type TextQueryRow = { must: string; nodes: number; marks: string };
+
+/** What tsQueryStatement's row means (a caller may read it inside a larger statement). */
+export function textQueryOf(parsed: ParsedQuery, r: TextQueryRow | undefined): TextQuery | 'nothing' {
   // Only stop words ("the", "of"): nothing to look for, unless a tag or a username says what.
   if (!r || Number(r.nodes) === 0 || r.must === '') return parsed.terms.some((t) => t.kind === 'tag' || t.kind === 'user') ? { must: null, marks: r?.marks ?? '' } : 'nothing';
   return { must: r.must, marks: r.marks };

@@ -18,6 +18,9 @@ import {
   postsStatement,
   productsStatement,
   resolveTextQuery,
+  textQueryOf,
+  tsQueryStatement,
+  type TextQueryRow,
   storesStatement,
   tagsStatement,
   usersStatement,
@@ -45,23 +48,61 @@ export interface SearchInput {
   page_size?: number;
 }
 
+type OriginRow = { lat: number | null; lon: number | null };
+
+/** Where the origin comes from: known already, or a one-row select (lat, lon) that must find a row when `required`. */
+type OriginSource = { origin: Origin } | { select: SQL; required: boolean };
+
 /** Where the search is made from: the place asked for, else the point given, else the caller's own place (its published centre). */
-export async function resolveOrigin(ctx: RequestContext, input: { location_id?: string; latitude?: number; longitude?: number }): Promise<Origin> {
-  const db = currentDb();
+function originSource(ctx: RequestContext, input: { location_id?: string; latitude?: number; longitude?: number }): OriginSource {
   if (input.location_id) {
-    const { rows } = await db.execute<{ lat: number | null; lon: number | null }>(sql`
-      SELECT coalesce(center_latitude, latitude) AS lat, coalesce(center_longitude, longitude) AS lon FROM locations WHERE id = ${input.location_id}::uuid`);
-    if (!rows[0]) throw notFound();
-    return rows[0].lat !== null && rows[0].lon !== null ? { latitude: Number(rows[0].lat), longitude: Number(rows[0].lon) } : null;
+    return {
+      required: true,
+      select: sql`SELECT coalesce(center_latitude, latitude) AS lat, coalesce(center_longitude, longitude) AS lon FROM locations WHERE id = ${input.location_id}::uuid`,
+    };
   }
-  if (input.latitude !== undefined && input.longitude !== undefined) return { latitude: input.latitude, longitude: input.longitude };
+  if (input.latitude !== undefined && input.longitude !== undefined) return { origin: { latitude: input.latitude, longitude: input.longitude } };
   if (ctx.user) {
-    const { rows } = await db.execute<{ lat: number | null; lon: number | null }>(sql`
-      SELECT coalesce(l.center_latitude, l.latitude) AS lat, coalesce(l.center_longitude, l.longitude) AS lon
-        FROM users u JOIN locations l ON l.id = u.location_id WHERE u.id = ${ctx.user.id}::uuid`);
-    if (rows[0]?.lat != null && rows[0]?.lon != null) return { latitude: Number(rows[0].lat), longitude: Number(rows[0].lon) };
+    return {
+      required: false,
+      select: sql`SELECT coalesce(l.center_latitude, l.latitude) AS lat, coalesce(l.center_longitude, l.longitude) AS lon
+        FROM users u JOIN locations l ON l.id = u.location_id WHERE u.id = ${ctx.user.id}::uuid`,
+    };
   }
-  return null;
+  return { origin: null };
+}
+
+/** An unknown location_id is 404; a place without coordinates, or a caller without a place, searches from nowhere. */
+function originOf(row: OriginRow | undefined, required: boolean): Origin {
+  if (!row) {
+    if (required) throw notFound();
+    return null;
+  }
+  return row.lat !== null && row.lon !== null ? { latitude: Number(row.lat), longitude: Number(row.lon) } : null;
+}
+
+export async function resolveOrigin(ctx: RequestContext, input: { location_id?: string; latitude?: number; longitude?: number }): Promise<Origin> {
+  const source = originSource(ctx, input);
+  if ('origin' in source) return source.origin;
+  const { rows } = await currentDb().execute<OriginRow>(source.select);
+  return originOf(rows[0], source.required);
+}
+
+/**
+ * The origin and the text query, in one statement when both need the database (one round trip, one statement to
+ * parse and plan): the text query's row, with the origin's select beside it (no row of it: found is null).
+ */
+async function resolveOriginAndText(ctx: RequestContext, input: SearchInput, parsed: ParsedQuery): Promise<[Origin, TextQuery | 'nothing']> {
+  const source = originSource(ctx, input);
+  const textSelect = hasPositiveTerm(parsed) ? tsQueryStatement(parsed) : null;
+  if ('origin' in source || !textSelect) {
+    return Promise.all([resolveOrigin(ctx, input), hasPositiveTerm(parsed) ? resolveTextQuery(parsed) : Promise.resolve('nothing' as const)]);
+  }
+  const { rows } = await currentDb().execute<TextQueryRow & OriginRow & { found: boolean | null }>(sql`
+    SELECT t.must, t.nodes, t.marks, o.found, o.lat, o.lon
+      FROM (${textSelect}) t LEFT JOIN LATERAL (SELECT true AS found, x.lat, x.lon FROM (${source.select}) x) o ON true`);
+  const r = rows[0];
+  return [originOf(r?.found ? r : undefined, source.required), textQueryOf(parsed, r)];
 }
 
 interface Prepared {
@@ -194,7 +235,7 @@ async function findTags(p: Prepared, page: Page) {
 async function prepare(ctx: RequestContext, input: SearchInput): Promise<Prepared | null> {
   const parsed = parseQuery(input.q);
   // One round trip for both (an unknown location_id is 404 whatever was typed).
-  const [origin, text] = await Promise.all([resolveOrigin(ctx, input), hasPositiveTerm(parsed) ? resolveTextQuery(parsed) : Promise.resolve('nothing' as const)]);
+  const [origin, text] = await resolveOriginAndText(ctx, input, parsed);
   if (!hasPositiveTerm(parsed)) return null;
   if (text === 'nothing') return null;
   const tags = parsed.terms.flatMap((t) => (t.kind === 'tag' ? [t.tag] : []));
