@@ -113,8 +113,11 @@ export const configSchema = z.object({
   AUDIO_WORK_TIMEOUT_MS: z.coerce.number().int().positive().default(10000),
   /** The outbox (DESIGN.md section 4): every node looks for work committed elsewhere or due later this often. */
   OUTBOX_POLL_MS: z.coerce.number().int().min(10).default(1000),
-  /** Outbox work (webhook deliveries...) running on one node at once, all kinds together. */
-  OUTBOX_MAX_IN_FLIGHT: z.coerce.number().int().positive().default(32),
+  /**
+   * Outbox work (webhook deliveries, pushes, digest mails...) running on one node at once, all kinds together; one
+   * kind takes at most three quarters (36 of 48: a push flood is bound by its pipeline's depth, not by the CPU).
+   */
+  OUTBOX_MAX_IN_FLIGHT: z.coerce.number().int().positive().default(48),
   /** Outbox rows given up (no retry left) are kept this many days for the operator, then deleted (daily job). */
   OUTBOX_GIVEN_UP_RETENTION_DAYS: z.coerce.number().int().positive().default(30),
   /** Webhooks (docs/webhooks.md): the key their secrets are sealed with in the database; unset: derived from the JWT signing secret. */
