@@ -2,7 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import webpush from 'web-push';
 import { checkPublicUrl, pinnedLookup, type Resolve } from '../../../platform/public-address.js';
-import { encryptPush, stopEncryptThread, type Encrypted } from './webpush-encrypt.js';
+import { encryptPush, stopEncryptThread, warmEncryptThread, type Encrypted } from './webpush-encrypt.js';
 import type { PushDevice, PushMessage, PushSender, PushSendResult } from '../push-sender.js';
 import type { VapidDetails } from '../vapid.js';
 
@@ -46,6 +46,7 @@ export function retryAfterMs(header: string | string[] | undefined, now = Date.n
 
 export function createWebPushSender(opts: WebPushSenderOptions): WebPushSender {
   const timeoutMs = opts.timeoutMs ?? WEBPUSH_TIMEOUT_MS;
+  warmEncryptThread();
   const agents = new Map<string, http.Agent>();
   const agentFor = (url: URL, checked: { address: string; family: number }): http.Agent => {
     const key = `${url.protocol}//${url.host}|${checked.address}`;
