@@ -384,7 +384,12 @@ export class OutboxWorker {
   /** The `finish` statements of the handlers whose runs left a record, as CTEs (each followed by a comma). */
   private finishing(done: readonly Finished[]): SQL {
     const byKind = new Map<string, unknown[]>();
-    for (const d of done) if (d.value !== undefined) byKind.set(d.kind, [...(byKind.get(d.kind) ?? []), d.value]);
+    for (const d of done) {
+      if (d.value === undefined) continue;
+      const values = byKind.get(d.kind);
+      if (values) values.push(d.value);
+      else byKind.set(d.kind, [d.value]);
+    }
     const ctes: SQL[] = [];
     for (const [kind, values] of byKind) {
       const finish = this.handlers.get(kind)?.finish;
