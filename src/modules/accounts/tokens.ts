@@ -4,6 +4,7 @@ import { platform } from '../../platform/index.js';
 import type { UserRow } from '../../models/index.js';
 import type { AuthUser } from '../../core/context.js';
 import { CallerCache } from './caller-cache.js';
+import { byOrdinal, gatheredReads } from '../../platform/gathered-reads.js';
 
 /**
  * JWT HS256 tokens (DESIGN.md section 8): claims sub (user id), type (access|refresh), jti, iat, exp;
@@ -129,18 +130,25 @@ FROM unnest($1::uuid[], $2::uuid[]) WITH ORDINALITY AS k(uid, sid, n) JOIN users
 /** The most callers one read answers; more wait for the next read. */
 export const ACCESS_BATCH_MAX = 64;
 
-interface AccessRead {
-  sub: string;
-  sid: string | null;
-  resolve: (row: AccessUserRow | undefined) => void;
-  reject: (err: unknown) => void;
-}
-
 /** Reads sent and the callers they answered, since the process started (tests check that callers share reads). */
 export const accessReads = { reads: 0, callers: 0 };
 
-/** The read waiting for a database connection, which later callers join; null when none waits. */
-let gathering: AccessRead[] | null = null;
+/**
+ * One statement for the callers that ask together (src/platform/gathered-reads.ts): ACCESS_USER_SQL for a lone one,
+ * ACCESS_USERS_SQL for several. Named where the database allows it (a server: planned once per connection).
+ */
+const readAccessUsers = gatheredReads<{ sub: string; sid: string | null }, AccessUserRow & { n?: number }>({
+  max: ACCESS_BATCH_MAX,
+  query: (keys, named) =>
+    keys.length === 1
+      ? { name: named ? 'access_user' : undefined, text: ACCESS_USER_SQL, values: [keys[0].sub, keys[0].sid] }
+      : { name: named ? 'access_users' : undefined, text: ACCESS_USERS_SQL, values: [keys.map((k) => k.sub), keys.map((k) => k.sid)] },
+  answers: (keys, rows) => (keys.length === 1 ? [rows[0]] : byOrdinal<AccessUserRow & { n?: number }>('n')(keys, rows)),
+  onSend: (callers) => {
+    accessReads.reads++;
+    accessReads.callers += callers;
+  },
+});
 
 /**
  * What the caller lookup read about each (user, session) lately, dropped on every node when the user's access
@@ -157,57 +165,11 @@ export const accessUserCache = new CallerCache<AccessUserRow>();
  * leaves at the end of the same turn). What it finds is kept in the cache unless a change was announced
  * since the caller asked.
  */
-function readAccessUser(sub: string, sid: string | null): Promise<AccessUserRow | undefined> {
+async function readAccessUser(sub: string, sid: string | null): Promise<AccessUserRow | undefined> {
   const generation = accessUserCache.generation;
-  return new Promise((resolveRead, reject) => {
-    const resolve = (row: AccessUserRow | undefined) => {
-      if (row) accessUserCache.fill(sub, sid, row, generation);
-      resolveRead(row);
-    };
-    const read = { sub, sid, resolve, reject };
-    if (gathering && gathering.length < ACCESS_BATCH_MAX) return void gathering.push(read);
-    const batch = [read];
-    gathering = batch;
-    setImmediate(sendAccessRead, batch);
-  });
-}
-
-function sendAccessRead(batch: AccessRead[]): void {
-  const { pool, namedStatements } = platform.database;
-  const fail = (err: unknown) => {
-    for (const read of batch) read.reject(err);
-  };
-  pool.connect((connectError, client, release) => {
-    if (gathering === batch) gathering = null;
-    if (connectError || !client) return fail(connectError);
-    accessReads.reads++;
-    accessReads.callers += batch.length;
-    // Named where the database allows it (a server: planned once per connection); unnamed on PGlite, whose
-    // connections share one session, where a name prepared by one would clash.
-    const one = batch.length === 1;
-    const query = one
-      ? { name: namedStatements ? 'access_user' : undefined, text: ACCESS_USER_SQL, values: [batch[0].sub, batch[0].sid] }
-      : { name: namedStatements ? 'access_users' : undefined, text: ACCESS_USERS_SQL, values: [batch.map((r) => r.sub), batch.map((r) => r.sid)] };
-    // As pool.query does: the connection goes back to the pool once, with the error if the query failed (the
-    // pool then drops it); an error the connection emits meanwhile is the query's.
-    let settled = false;
-    const settle = (err: Error | undefined, rows?: Array<AccessUserRow & { n?: number }>) => {
-      if (settled) return;
-      settled = true;
-      client.removeListener('error', settle);
-      release(err);
-      if (err || !rows) return fail(err);
-      if (one) return void batch[0].resolve(rows[0]);
-      const byOrdinal = new Map(rows.map((row) => [Number(row.n), row]));
-      batch.forEach((read, i) => read.resolve(byOrdinal.get(i + 1)));
-    };
-    client.once('error', settle);
-    try {
-      client.query<AccessUserRow & { n?: number }>(query).then(({ rows }) => settle(undefined, rows), settle);
-    } catch (err) {
-      settle(err as Error);
-    }
-  });
+  const row = await readAccessUsers({ sub, sid });
+  if (row) accessUserCache.fill(sub, sid, row, generation);
+  return row;
 }
 
 /**

@@ -3,6 +3,7 @@ import { PgDialect } from 'drizzle-orm/pg-core';
 import { defineOutboxHandler, GiveUp, outboxClock, RetryAt, type OutboxJob } from '../../platform/outbox.js';
 import { publishAfterCommit, type DbOrTx } from '../../platform/db.js';
 import { platform } from '../../platform/index.js';
+import { byOrdinal, gatheredReads } from '../../platform/gathered-reads.js';
 import { notHiddenFrom } from '../policy/visibility.js';
 import type { PushDevice, PushMessage } from './push-sender.js';
 import { pushSenders } from './push-senders.js';
@@ -112,70 +113,33 @@ const SEND_READ = new PgDialect().sqlToQuery(sql`
 /** Reads gathered per statement at most (a claim takes at most OUTBOX_MAX_IN_FLIGHT rows; this only bounds it). */
 const SEND_READ_MAX = 256;
 
-interface SendRead {
-  notificationId: string;
-  deviceId: string;
-  resolve(row: SendRow | undefined): void;
-  reject(err: unknown): void;
-}
-
 /** Tests and benches: statements sent and pushes they answered. */
 export const pushReads = { reads: 0, pushes: 0 };
 
-/** The read waiting for a database connection, which later pushes join; null when none waits. */
-let gathering: SendRead[] | null = null;
-
 /**
- * What one push needs, read together with the other pushes of its claim: the outbox launches a claim's rows in one
- * turn of the event loop, so they all join one statement (and so do pushes launched while it waits for a pool
- * connection). A flood of pushes then costs the database one statement per claim, not one per push, and leaves the
- * pool's other connections to requests and /health.
+ * What one push needs, read together with the other pushes of its claim (src/platform/gathered-reads.ts): the
+ * outbox launches a claim's rows in one turn of the event loop, so they all join one statement (and so do pushes
+ * launched while it waits for a pool connection). A flood of pushes then costs the database one statement per
+ * claim, not one per push, and leaves the pool's other connections to requests and /health. Named on a server
+ * database (planned once per connection); unnamed on PGlite, whose connections share one session.
  */
-function readSendRow(notificationId: string, deviceId: string): Promise<SendRow | undefined> {
-  return new Promise((resolve, reject) => {
-    const read = { notificationId, deviceId, resolve, reject };
-    if (gathering && gathering.length < SEND_READ_MAX) return void gathering.push(read);
-    const batch = [read];
-    gathering = batch;
-    setImmediate(sendReads, batch);
-  });
-}
-
-function sendReads(batch: SendRead[]): void {
-  const { pool, namedStatements } = platform.database;
-  const fail = (err: unknown) => {
-    for (const read of batch) read.reject(err);
-  };
-  pool.connect((connectError, client, release) => {
-    if (gathering === batch) gathering = null;
-    if (connectError || !client) return fail(connectError);
+const readSendRow = gatheredReads<{ notificationId: string; deviceId: string }, SendRow>({
+  max: SEND_READ_MAX,
+  query: (keys, named) => ({
+    name: named ? 'push_send_reads' : undefined,
+    text: SEND_READ.sql,
+    values: [keys.map((k) => k.notificationId), keys.map((k) => k.deviceId)],
+  }),
+  answers: byOrdinal<SendRow>('ord'),
+  onSend: (pushes) => {
     pushReads.reads++;
-    pushReads.pushes += batch.length;
-    // Named on a server database (planned once per connection); unnamed on PGlite, whose connections share one session.
-    const query = { name: namedStatements ? 'push_send_reads' : undefined, text: SEND_READ.sql, values: [batch.map((r) => r.notificationId), batch.map((r) => r.deviceId)] };
-    // As pool.query does: the connection goes back once, with the error if the query failed (the pool then drops it).
-    let settled = false;
-    const settle = (err: Error | undefined, rows?: SendRow[]) => {
-      if (settled) return;
-      settled = true;
-      client.removeListener('error', settle);
-      release(err);
-      if (err || !rows) return fail(err);
-      const byOrdinal = new Map(rows.map((row) => [Number(row.ord), row]));
-      batch.forEach((read, i) => read.resolve(byOrdinal.get(i + 1)));
-    };
-    client.once('error', settle);
-    try {
-      client.query<SendRow>(query).then(({ rows }) => settle(undefined, rows), settle);
-    } catch (err) {
-      settle(err as Error);
-    }
-  });
-}
+    pushReads.pushes += pushes;
+  },
+});
 
 async function runPush(payload: { notification_id: string; device_id: string }, job: OutboxJob): Promise<void> {
   const report = (outcome: string, reason?: string) => pushHooks.onOutcome?.({ notificationId: payload.notification_id, deviceId: payload.device_id, outcome, reason });
-  const row = await readSendRow(payload.notification_id, payload.device_id);
+  const row = await readSendRow({ notificationId: payload.notification_id, deviceId: payload.device_id });
   // The notification or the device is gone, or the device changed hands: nothing to push.
   if (!row) return report('skipped', 'gone');
   if (row.is_read) return report('skipped', 'read');
