@@ -5,6 +5,10 @@
  */
 const DOMAIN = '^src/modules/[^/]+';
 const TRANSPORT_PACKAGES = '^(express|socket\\.io|multer|cookie-parser|passport)(/|$)';
+/** The files that assemble the service from every module and transport. */
+const COMPOSITION = '^src/(registry|outbox-handlers|server|main)\\.ts$';
+/** What the floors below the modules (core, platform) never import. */
+const MODULES_AND_ABOVE = ['^src/(modules|http|realtime|jobs)/', COMPOSITION, TRANSPORT_PACKAGES];
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -14,21 +18,21 @@ module.exports = {
       comment: 'core is the house rules, below every module and every transport: it imports neither.',
       severity: 'error',
       from: { path: '^src/core/' },
-      to: { path: ['^src/(modules|http|realtime|jobs)/', '^src/(registry|outbox-handlers|server|main)\\.ts$', TRANSPORT_PACKAGES] },
+      to: { path: MODULES_AND_ABOVE },
     },
     {
       name: 'platform-imports-no-module-or-transport',
       comment: 'platform connects to the outside world, below every module and every transport: it imports neither.',
       severity: 'error',
       from: { path: '^src/platform/' },
-      to: { path: ['^src/(modules|http|realtime|jobs)/', '^src/(registry|outbox-handlers|server|main)\\.ts$', TRANSPORT_PACKAGES] },
+      to: { path: MODULES_AND_ABOVE },
     },
     {
       name: 'modules-import-no-transport',
       comment: 'modules hold the rules; the transports (http, realtime) and the job runner call them, never the other way.',
       severity: 'error',
       from: { path: '^src/modules/' },
-      to: { path: ['^src/(http|realtime|jobs)/', '^src/(registry|outbox-handlers|server|main)\\.ts$', TRANSPORT_PACKAGES] },
+      to: { path: ['^src/(http|realtime|jobs)/', COMPOSITION, TRANSPORT_PACKAGES] },
     },
     {
       name: 'http-realtime-jobs-apart',
