@@ -1,6 +1,6 @@
 import { sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import { AppError, notAuthenticated, notFound } from '../../core/errors.js';
-import { isBlockedBetween, moderatedAway, notHiddenFrom, notModeratedAway } from './visibility.js';
+import { hiddenAuthorIdsOf, isBlockedBetween, moderatedAway, notAmongHiddenAuthors, notHiddenFrom, notModeratedAway } from './visibility.js';
 import { findPostHead, type PostHead } from './heads.js';
 
 /**
@@ -101,4 +101,15 @@ export function requireCommunityPostsViewer(viewer: Viewer, communityId: string)
 export function postVisibleInListTo(viewerId: string | null, alias = 'p'): SQL {
   const a = sql.raw(alias);
   return sql`(${viewerId ? sql`TRUE` : sql`${a}.community_id IS NULL`}) AND ${postListedFor(viewerId, alias)} AND ${notHiddenFrom(viewerId, sql`${a}.user_id`)}`;
+}
+
+/**
+ * The same rule for a list that tests many candidate posts for one viewer (search's newest matches): the viewer's
+ * blocks both ways and mutes are read once per statement (`hiddenAuthorIdsOf`) and each candidate is compared with
+ * that array, instead of three index probes per candidate (and three anti-joins for the planner to order).
+ */
+export function postVisibleInManyTo(viewerId: string | null, alias = 'p'): SQL {
+  const a = sql.raw(alias);
+  if (!viewerId) return sql`${a}.community_id IS NULL AND ${postListedFor(viewerId, alias)}`;
+  return sql`${postListedFor(viewerId, alias)} AND ${notAmongHiddenAuthors(hiddenAuthorIdsOf(viewerId), sql`${a}.user_id`)}`;
 }

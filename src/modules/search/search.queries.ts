@@ -1,7 +1,7 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { currentDb, type DbOrTx } from '../../platform/db.js';
 import { notBlockedWith, notHiddenFrom } from '../policy/visibility.js';
-import { commentListedFor, postListedFor, postVisibleInListTo } from '../policy/post-visibility.js';
+import { commentListedFor, postListedFor, postVisibleInListTo, postVisibleInManyTo } from '../policy/post-visibility.js';
 import { postColumns } from '../posts/posts.queries.js';
 import type { ParsedQuery, Term } from './query-parser.js';
 
@@ -128,6 +128,12 @@ export function postReadableBy(viewerId: string | null, alias = 'p'): SQL {
 export const RANK_WINDOW = 200;
 
 /**
+ * The matches newest first, then who may find them (`OFFSET 0` keeps the two apart): the rule is tested only down the
+ * sorted matches until the window is full, so a phrase's 5,000 matches are sorted but their authors probed 200
+ * times, not 5,000 (EXPLAIN, 1M posts: 22 -> 10 ms); for a common word PostgreSQL still walks posts_created_idx
+ * newest first and stops at the window's last match, since the outer level (one relation, no sort) passes its LIMIT
+ * down.
+ *
  * A page of posts in one statement: the matches in the window, ranked, and for the page's posts their rows as
  * posts.queries.ts `postColumns` reads them (the post, its author, place, the caller's like and bookmark) with the
  * snippet's headline; `total` is the matches in the window. Attachments (media, polls, audio, events) are read by
@@ -136,11 +142,13 @@ export const RANK_WINDOW = 200;
 export function postsStatement(q: ItemQuery, marks: string): SQL {
   return sql`
     WITH newest AS MATERIALIZED (
-      SELECT p.id, p.search_vector, p.location_id, p.created_at
-        FROM posts p
-       WHERE ${textMatch(sql`p.search_vector`, q.text)} AND ${tagMatch(sql`p.tags`, q.tags)} AND ${authorMatch(sql`p.user_id`, q.usernames)}
-         AND ${findableAuthorOf(q.viewerId, sql`p.user_id`)} AND ${postVisibleTo(q.viewerId)}
-       ORDER BY p.created_at DESC, p.id DESC
+      SELECT m.id, m.search_vector, m.location_id, m.created_at
+        FROM (SELECT p.id, p.search_vector, p.location_id, p.created_at, p.user_id, p.hidden_at, p.community_id
+                FROM posts p
+               WHERE ${textMatch(sql`p.search_vector`, q.text)} AND ${tagMatch(sql`p.tags`, q.tags)} AND ${authorMatch(sql`p.user_id`, q.usernames)}
+               ORDER BY p.created_at DESC, p.id DESC
+              OFFSET 0) m
+       WHERE ${findableAuthorOf(q.viewerId, sql`m.user_id`)} AND ${postVisibleInManyTo(q.viewerId, 'm')}
        LIMIT ${sql.raw(String(RANK_WINDOW))}),
     ranked AS MATERIALIZED (
       SELECT n.id, ${relevance(sql`n.search_vector`, q.text)} AS relevance, ${distance(sql`coalesce(rl.center, rl.point)`, q.origin)} AS distance,
