@@ -48,6 +48,8 @@ describe('search.query: input', () => {
     for (const q of ['"', '-', '#', '@', '!!', "'", 'a & b | c', '(x', ':*', '\\', '"unclosed phrase', '- -"" #!', 'the of and', '--x', '日本語', '😀']) {
       const body = await search(null, { q });
       expect(Object.keys(body).sort()).toEqual(['comments', 'communities', 'places', 'posts', 'products', 'stores', 'tags', 'users']);
+      // A page of posts alone builds its text query inside its one statement: the same never-an-error.
+      expect((await search(null, { q, type: 'posts' })).count).toBe(0);
     }
   });
 });
@@ -95,6 +97,11 @@ describe('search.query: matching', () => {
     expect(postIds(body)).toEqual([posts.tagged.id]);
     expect(body.tags.results).toEqual([{ tag: `streetparty_${m}`, posts_count: 1 }]);
     expect(posts.tagged.tags).toEqual([`streetparty_${m}`]);
+    // Stop words beside the tag: the tag decides (a page of posts alone, and all kinds at once, alike).
+    expect(postIds(await search(alice, { q: `the #streetparty_${m}`, type: 'posts' }))).toEqual([posts.tagged.id]);
+    expect(postIds(await search(alice, { q: `the #streetparty_${m}` }))).toEqual([posts.tagged.id]);
+    // Stop words alone find nothing, even where they are written.
+    expect(await search(alice, { q: 'the of', type: 'posts' })).toMatchObject({ count: 0, results: [] });
   });
 
   test('when @name is searched, then that person is found and their posts', async () => {
@@ -168,6 +175,9 @@ describe('search.query: ranking', () => {
     const titled = await aPost(app, far, { title: `${m} ladder`, content: `${m} ladder to lend, aluminium ladder` });
     expect(postIds(await search(null, { q: `${m} ladder`, location_id: near.locationId, type: 'posts' }))[0]).toBe(titled.id);
     expect(await search(null, { q: m, location_id: '00000000-0000-4000-8000-000000000000' }, 404)).toEqual({ detail: expect.any(String) });
+    // A page of posts alone reads the place inside its one statement: unknown is 404 whether posts match or not.
+    for (const q of [m, `${m} nomatchzzq`, 'the', '-ladder'])
+      expect(await search(null, { q, type: 'posts', location_id: '00000000-0000-4000-8000-000000000000' }, 404)).toEqual({ detail: expect.any(String) });
   });
 });
 

@@ -29,28 +29,51 @@ function termQuery(t: Term): SQL | null {
   }
 }
 
-/** What the text must match, and what a highlighter marks (the positive terms, any of them). */
-export function tsQueryStatement(parsed: ParsedQuery): SQL | null {
+/**
+ * What the text must match, and what a highlighter marks (the positive terms, any of them), as tsquery expressions.
+ * They are IMMUTABLE (to_tsquery and friends with a named configuration), so PostgreSQL folds them to constants when
+ * it plans a statement holding them: it sees the very tsquery, as with a literal, and chooses the walk or the GIN
+ * index by how common the words are.
+ */
+function tsQueryParts(parsed: ParsedQuery): { must: SQL; marks: SQL } | null {
   const all = parsed.terms.map(termQuery).filter((s): s is SQL => s !== null);
   if (!all.length) return null;
   const positive = parsed.terms
     .filter((t) => t.kind === 'word' || t.kind === 'phrase')
     .map((t) => (t.kind === 'word' && t.prefix ? sql`to_tsquery('hl_search', ${lexeme(t.text)})` : termQuery(t)!));
-  const must = sql.join(all, sql` && `);
-  const marks = positive.length ? sql.join(positive, sql` || `) : sql`''::tsquery`;
-  return sql`SELECT (${must})::text AS must, numnode(${must}) AS nodes, (${marks})::text AS marks`;
+  const must = sql`(${sql.join(all, sql` && `)})`;
+  const marks = positive.length ? sql`(${sql.join(positive, sql` || `)})` : sql`''::tsquery`;
+  return { must, marks };
+}
+
+export function tsQueryStatement(parsed: ParsedQuery): SQL | null {
+  const parts = tsQueryParts(parsed);
+  return parts && sql`SELECT ${parts.must}::text AS must, numnode(${parts.must}) AS nodes, ${parts.marks}::text AS marks`;
 }
 
 export interface TextQuery {
-  /** The tsquery every row must match (text form), or null: no text condition (tags or usernames only). */
-  must: string | null;
-  /** The tsquery of the words to mark in snippets. */
-  marks: string;
+  /** The tsquery (an SQL expression) every row must match, or null: no text condition (tags or usernames only). */
+  must: SQL | null;
+  /** The tsquery of the words to mark in snippets; null or empty: none. */
+  marks: SQL | null;
+  /**
+   * `must` is built inside the statement, so whether it holds any word (not only stop words) is known there only:
+   * true when an empty one then matches every row (a #tag or an @name decides what is found), false when it then
+   * matches none (nothing to look for), as textQueryOf decides from the resolved query.
+   */
+  emptyMatchesAll?: boolean;
+}
+
+/** The text query as expressions inside the statement that uses it (no statement of its own: inlineTextQuery's note). */
+export function inlineTextQuery(parsed: ParsedQuery): TextQuery {
+  const parts = tsQueryParts(parsed);
+  if (!parts) return { must: null, marks: null };
+  return { must: parts.must, marks: parts.marks, emptyMatchesAll: parsed.terms.some((t) => t.kind === 'tag' || t.kind === 'user') };
 }
 
 export async function resolveTextQuery(parsed: ParsedQuery, db: DbOrTx = currentDb()): Promise<TextQuery | 'nothing'> {
   const statement = tsQueryStatement(parsed);
-  if (!statement) return { must: null, marks: '' };
+  if (!statement) return { must: null, marks: null };
   const { rows } = await db.execute<TextQueryRow>(statement);
   return textQueryOf(parsed, rows[0]);
 }
@@ -60,8 +83,9 @@ export type TextQueryRow = { must: string; nodes: number; marks: string };
 /** What tsQueryStatement's row means (a caller may read it inside a larger statement). */
 export function textQueryOf(parsed: ParsedQuery, r: TextQueryRow | undefined): TextQuery | 'nothing' {
   // Only stop words ("the", "of"): nothing to look for, unless a tag or a username says what.
-  if (!r || Number(r.nodes) === 0 || r.must === '') return parsed.terms.some((t) => t.kind === 'tag' || t.kind === 'user') ? { must: null, marks: r?.marks ?? '' } : 'nothing';
-  return { must: r.must, marks: r.marks };
+  const marks = r?.marks ? sql`${r.marks}::tsquery` : null;
+  if (!r || Number(r.nodes) === 0 || r.must === '') return parsed.terms.some((t) => t.kind === 'tag' || t.kind === 'user') ? { must: null, marks } : 'nothing';
+  return { must: sql`${r.must}::tsquery`, marks };
 }
 
 export type Origin = { latitude: number; longitude: number } | null;
@@ -84,12 +108,19 @@ export interface ItemQuery {
   /** @name terms: items written by these usernames (case-insensitive). */
   usernames: string[];
   origin: Origin;
+  /**
+   * Where the origin is read from when the statement reads it itself (a one-row select of lat, lon; postsStatement):
+   * then `origin` is ignored and the answer's `origin_found` says whether that select found a row.
+   */
+  originSelect?: SQL;
   page: Page;
 }
 
 /** Relevance, rounded so that matches about as good are ordered by distance and then by recency. */
-const relevance = (vector: SQL, text: TextQuery): SQL => (text.must ? sql`round(ts_rank(${vector}, ${text.must}::tsquery)::numeric, 2)` : sql`0::numeric`);
-const textMatch = (vector: SQL, text: TextQuery): SQL => (text.must ? sql`${vector} @@ ${text.must}::tsquery` : sql`TRUE`);
+const relevance = (vector: SQL, text: TextQuery): SQL => (text.must ? sql`round(ts_rank(${vector}, ${text.must})::numeric, 2)` : sql`0::numeric`);
+/** An inline `must` that holds only stop words folds `numnode(...) = 0` to true (every row) or drops it (false OR x is x). */
+const textMatch = (vector: SQL, text: TextQuery): SQL =>
+  !text.must ? sql`TRUE` : text.emptyMatchesAll ? sql`(numnode(${text.must}) = 0 OR ${vector} @@ ${text.must})` : sql`${vector} @@ ${text.must}`;
 const tagMatch = (column: SQL, tags: string[]): SQL => (tags.length ? sql`${column} @> ${sql.param(tags)}::text[]` : sql`TRUE`);
 const authorMatch = (column: SQL, usernames: string[]): SQL =>
   usernames.length ? sql`${column} IN (SELECT su.id FROM users su WHERE lower(su.username) = ANY(${sql.param(usernames.map((u) => u.toLowerCase()))}::text[]))` : sql`TRUE`;
@@ -136,12 +167,17 @@ export const RANK_WINDOW = 200;
  *
  * A page of posts in one statement: the matches in the window, ranked, and for the page's posts their rows as
  * posts.queries.ts `postColumns` reads them (the post, its author, place, the caller's like and bookmark) with the
- * snippet's headline; `total` is the matches in the window. Attachments (media, polls, audio, events) are read by
+ * snippet's headline; `total` is the matches in the window. With `originSelect` and an inline text query
+ * (inlineTextQuery) it is the request's only statement: the place searched from is read in it (`origin`), and a
+ * row with a null id stands for "no post" so that `origin_found` always comes back (an unknown place is 404). Attachments (media, polls, audio, events) are read by
  * completePosts afterwards, one statement per kind present in the page.
  */
-export function postsStatement(q: ItemQuery, marks: string): SQL {
+export function postsStatement(q: ItemQuery): SQL {
+  const originPoint = sql`(SELECT ST_SetSRID(ST_MakePoint(o.lon, o.lat), 4326)::geography FROM origin o WHERE o.lat IS NOT NULL AND o.lon IS NOT NULL)`;
+  const distanceFrom = (column: SQL) => (q.originSelect ? sql`ST_Distance(${column}, ${originPoint}, false)` : distance(column, q.origin));
   return sql`
-    WITH newest AS MATERIALIZED (
+    WITH ${q.originSelect ? sql`origin AS MATERIALIZED (SELECT x.lat::float8 AS lat, x.lon::float8 AS lon FROM (${q.originSelect}) x),` : sql``}
+    newest AS MATERIALIZED (
       SELECT m.id, m.search_vector, m.location_id, m.created_at
         FROM (SELECT p.id, p.search_vector, p.location_id, p.created_at, p.user_id, p.hidden_at, p.community_id
                 FROM posts p
@@ -151,14 +187,18 @@ export function postsStatement(q: ItemQuery, marks: string): SQL {
        WHERE ${findableAuthorOf(q.viewerId, sql`m.user_id`)} AND ${postVisibleInManyTo(q.viewerId, 'm')}
        LIMIT ${sql.raw(String(RANK_WINDOW))}),
     ranked AS MATERIALIZED (
-      SELECT n.id, ${relevance(sql`n.search_vector`, q.text)} AS relevance, ${distance(sql`coalesce(rl.center, rl.point)`, q.origin)} AS distance,
+      SELECT n.id, ${relevance(sql`n.search_vector`, q.text)} AS relevance, ${distanceFrom(sql`coalesce(rl.center, rl.point)`)} AS distance,
              n.created_at, count(*) OVER ()::int AS total
         FROM newest n LEFT JOIN locations rl ON rl.id = n.location_id
        ORDER BY relevance DESC, distance ASC NULLS LAST, n.created_at DESC, n.id
        LIMIT ${q.page.limit} OFFSET ${q.page.offset})
-    SELECT ${postColumns(q.viewerId)}, r.total, ${headline(sql`coalesce(p.title || E'\n', '') || p.content`, marks)} AS headline
-      FROM ranked r JOIN posts p ON p.id = r.id JOIN users u ON u.id = p.user_id LEFT JOIN locations l ON l.id = p.location_id
-     ORDER BY r.relevance DESC, r.distance ASC NULLS LAST, r.created_at DESC, r.id`;
+    SELECT x.*, f.origin_found
+      FROM (SELECT ${q.originSelect ? sql`EXISTS (SELECT 1 FROM origin)` : sql`TRUE`} AS origin_found) f
+      LEFT JOIN LATERAL (
+        SELECT ${postColumns(q.viewerId)}, r.total, ${headline(sql`coalesce(p.title || E'\n', '') || p.content`, q.text.marks)} AS headline,
+               r.relevance AS rank_relevance, r.distance AS rank_distance, r.created_at AS rank_created_at
+          FROM ranked r JOIN posts p ON p.id = r.id JOIN users u ON u.id = p.user_id LEFT JOIN locations l ON l.id = p.location_id) x ON TRUE
+     ORDER BY x.rank_relevance DESC, x.rank_distance ASC NULLS LAST, x.rank_created_at DESC, x.id`;
 }
 
 /** A comment's own part of the rule: itself and every comment above it not hidden (else its author alone sees it). */
@@ -194,12 +234,12 @@ export interface NameQuery {
 /** Matches the words, or the name is like the words typed (pg_trgm's `%`, similarity at least 0.3: one typo in a short name). */
 const nameMatch = (vector: SQL, nameColumns: SQL[], q: NameQuery): SQL => {
   const parts: SQL[] = [];
-  if (q.text.must) parts.push(sql`${vector} @@ ${q.text.must}::tsquery`);
+  if (q.text.must) parts.push(sql`${vector} @@ ${q.text.must}`);
   if (q.name.length >= 3) for (const c of nameColumns) parts.push(sql`${c} % ${q.name}`);
   return parts.length ? sql`(${sql.join(parts, sql` OR `)})` : sql`FALSE`;
 };
 const nameRelevance = (vector: SQL, nameColumns: SQL[], q: NameQuery): SQL => {
-  const parts: SQL[] = [q.text.must ? sql`ts_rank(${vector}, ${q.text.must}::tsquery)` : sql`0`];
+  const parts: SQL[] = [q.text.must ? sql`ts_rank(${vector}, ${q.text.must})` : sql`0`];
   if (q.name.length >= 3) for (const c of nameColumns) parts.push(sql`similarity(${c}, ${q.name})`);
   return sql`round(greatest(${sql.join(parts, sql`, `)})::numeric, 2)`;
 };
@@ -271,13 +311,14 @@ export function tagsStatement(exact: string[], prefix: string | null, page: Page
 }
 
 /** Snippets: ts_headline marks the stemmed matches with \u0001 … \u0002 (search.service.ts turns them into offsets). */
-function headline(text: SQL, marks: string): SQL {
+function headline(text: SQL, marks: SQL | null): SQL {
+  // numnode(marks) = 0 (no word to mark: stop words only) folds to a constant when marks is inline.
   return marks
-    ? sql`ts_headline('hl_search', ${text}, ${marks}::tsquery, 'StartSel=' || chr(1) || ', StopSel=' || chr(2) || ', MaxWords=35, MinWords=15, ShortWord=2, HighlightAll=false')`
+    ? sql`CASE WHEN numnode(${marks}) = 0 THEN left(${text}, 400) ELSE ts_headline('hl_search', ${text}, ${marks}, 'StartSel=' || chr(1) || ', StopSel=' || chr(2) || ', MaxWords=35, MinWords=15, ShortWord=2, HighlightAll=false') END`
     : sql`left(${text}, 400)`;
 }
 
-export function headlinesStatement(table: 'posts' | 'comments', ids: string[], marks: string): SQL {
+export function headlinesStatement(table: 'posts' | 'comments', ids: string[], marks: SQL | null): SQL {
   const text = table === 'posts' ? sql`coalesce(t.title || E'\n', '') || t.content` : sql`t.content`;
   return sql`SELECT t.id, ${headline(text, marks)} AS headline FROM ${sql.raw(table)} t WHERE t.id = ANY(${sql.param(ids)}::uuid[])`;
 }

@@ -14,6 +14,7 @@ import {
   commentsStatement,
   communitiesStatement,
   headlinesStatement,
+  inlineTextQuery,
   placesStatement,
   postsStatement,
   productsStatement,
@@ -112,6 +113,8 @@ interface Prepared {
   usernames: ParsedQuery['terms'] extends Array<infer T> ? Extract<T, { kind: 'user' }>[] : never;
   prefixes: string[];
   origin: Origin;
+  /** The origin's select when the posts statement reads it itself (preparePosts); `required`: no row is 404. */
+  originSource?: { select: SQL; required: boolean };
 }
 
 type Found<T> = { count: number; results: T[] };
@@ -144,6 +147,7 @@ const itemQuery = (ctx: RequestContext, p: Prepared, page: Page): ItemQuery => (
   tags: p.tags,
   usernames: p.usernames.map((u) => u.username),
   origin: p.origin,
+  originSelect: p.originSource?.select,
   page,
 });
 
@@ -162,8 +166,11 @@ const wantsNames = (p: Prepared) => p.text.must !== null || p.parsed.nameText.le
 
 async function findPosts(ctx: RequestContext, p: Prepared, page: Page) {
   if (!wantsItems(p)) return none<ReturnType<typeof serializePost> & ReturnType<typeof snippetOf>>();
-  type Row = PostSqlRow & { total: number; headline: string };
-  const { rows, count } = await counted<Row>((pg) => postsStatement(itemQuery(ctx, p, pg), p.text.marks), page);
+  type Row = PostSqlRow & { total: number; headline: string; origin_found: boolean };
+  const { rows: all, count } = await counted<Row>((pg) => postsStatement(itemQuery(ctx, p, pg)), page);
+  // The statement read the place searched from itself: an unknown one is 404, whatever was found.
+  if (p.originSource?.required && all.length && !all[0].origin_found) throw notFound();
+  const rows = all.filter((r) => r.id !== null);
   const posts = await completePosts(rows, ctx.user?.id ?? null, currentDb(), ctx.baseUrl);
   const headlines = new Map(rows.map((r) => [r.id, r.headline]));
   return { count, results: posts.map((post) => ({ ...serializePost(post, ctx), ...snippetOf(headlines.get(post.id) ?? '', p.prefixes) })) };
@@ -232,6 +239,27 @@ async function findTags(p: Prepared, page: Page) {
   return { count, results: rows.map((r) => ({ tag: r.tag, posts_count: Number(r.posts_count) })) };
 }
 
+/**
+ * A page of posts only (`type=posts`, the commonest search) needs no statement before its own: the text query is
+ * built inside it (inlineTextQuery: PostgreSQL folds it while planning, so it still sees the words) and so is the
+ * place searched from (postsStatement's `origin`), so the page is one statement and one round trip where it was two.
+ * Without a word, #tag or @name to look for it goes through prepare (which still answers 404 for an unknown place).
+ */
+function preparePosts(ctx: RequestContext, input: SearchInput): Prepared | null {
+  const parsed = parseQuery(input.q);
+  if (!hasPositiveTerm(parsed)) return null;
+  const source = originSource(ctx, input);
+  return {
+    parsed,
+    text: inlineTextQuery(parsed),
+    tags: parsed.terms.flatMap((t) => (t.kind === 'tag' ? [t.tag] : [])),
+    usernames: parsed.terms.filter((t): t is Extract<typeof t, { kind: 'user' }> => t.kind === 'user'),
+    prefixes: parsed.terms.flatMap((t) => (t.kind === 'word' && t.prefix ? [t.text] : [])),
+    origin: 'origin' in source ? source.origin : null,
+    originSource: 'select' in source ? source : undefined,
+  };
+}
+
 async function prepare(ctx: RequestContext, input: SearchInput): Promise<Prepared | null> {
   const parsed = parseQuery(input.q);
   // One round trip for both (an unknown location_id is 404 whatever was typed).
@@ -269,7 +297,7 @@ function finder(ctx: RequestContext, p: Prepared, type: SearchType, page: Page):
 export const SEARCH_TYPES = ['posts', 'comments', 'users', 'stores', 'products', 'communities', 'places', 'tags'] as const;
 
 export async function search(ctx: RequestContext, input: SearchInput) {
-  const prepared = await prepare(ctx, input);
+  const prepared = (input.type === 'posts' && preparePosts(ctx, input)) || (await prepare(ctx, input));
   if (input.type) {
     const params: PageParams = pageParams(input, SEARCH_PAGE);
     const found = prepared ? await finder(ctx, prepared, input.type, { limit: params.limit, offset: params.offset }) : none();
