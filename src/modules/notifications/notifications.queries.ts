@@ -30,15 +30,6 @@ export async function findNotification(id: string, db: DbOrTx = currentDb()): Pr
   return row ? toNotification(row) : null;
 }
 
-/**
- * Several notifications with their actors, in one query (any order). The ids travel as one array parameter:
- * a list of one parameter per id fails past 65,535 ids (the protocol's limit) and is planned anew for each length.
- */
-export async function findNotificationsByIds(ids: string[], db: DbOrTx = currentDb()): Promise<NotificationWithActor[]> {
-  if (!ids.length) return [];
-  return (await selectWithActor(db).where(sql`${notifications.id} = ANY(${sql.param(ids)}::uuid[])`)).map(toNotification);
-}
-
 export async function listNotifications(userId: string, limit: number, offset: number): Promise<{ count: number; rows: NotificationWithActor[] }> {
   const [{ count }] = await platform.db.select({ count: sql<number>`count(*)::int` }).from(notifications).where(eq(notifications.userId, userId));
   const rows = await selectWithActor(platform.db)

@@ -1,7 +1,7 @@
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import { defineOutboxHandler, GiveUp, outboxClock, RetryAt, type OutboxJob } from '../../platform/outbox.js';
-import { publishAfterCommit, type DbOrTx } from '../../platform/db.js';
+import { publishAfterCommit } from '../../platform/db.js';
 import { platform } from '../../platform/index.js';
 import { byOrdinal, gatheredReads } from '../../platform/gathered-reads.js';
 import { notHiddenFrom } from '../policy/visibility.js';
@@ -12,7 +12,7 @@ import { collapseId, fitPayload, inQuietHours, pushBody, pushTitle, pushUrgency,
 
 /**
  * Every notification pushed to each of its recipient's devices (DESIGN.md section 10), through the outbox: one row per
- * (notification, device), written by `enqueuePushes` in the notification's own transaction (one INSERT ... SELECT,
+ * (notification, device), written by `pushOutboxRows` in the notification's own statement (one INSERT ... SELECT,
  * whatever the number of notifications), so a crash between the commit and the send loses none, and a row is claimed
  * by one node at a time (FOR UPDATE SKIP LOCKED): each (notification, device) is sent once unless the push service
  * failed. A community post's notifications are written by its fan-out's batches, outside the post's request, and
@@ -38,24 +38,27 @@ declare module '../../platform/outbox.js' {
 }
 
 /**
- * In the transaction that inserted `notificationIds`: one outbox row per (notification, device of its recipient),
- * leaving out the types the recipient switched off. One statement, set-based.
+ * The push outbox rows of notifications that the same statement inserts: one per (notification, device of its
+ * recipient), leaving out the types the recipient switched off. A data-modifying statement for a WITH clause of the
+ * notification's INSERT (notifyEach), over `inserted`, the CTE of the new rows (`id`, `user_id`,
+ * `notification_type`): the notifications and their pushes are one statement, so one round trip in the
+ * notification's own transaction. The statement must then call `pushesQueued` with the rows this one returned.
  */
-export async function enqueuePushes(db: DbOrTx, notificationIds: readonly string[]): Promise<void> {
-  if (!notificationIds.length) return;
+export function pushOutboxRows(inserted: SQL): SQL {
   const now = outboxClock.now().toISOString();
-  const { rows } = await db.execute<{ n: number }>(sql`
-    WITH queued AS (
-      INSERT INTO outbox (kind, payload, run_at, created_at)
-      SELECT ${PUSH_KIND}, jsonb_build_object('notification_id', n.id, 'device_id', d.id), ${now}::timestamptz, ${now}::timestamptz
-      FROM notifications n
-      JOIN push_devices d ON d.user_id = n.user_id
-      LEFT JOIN notification_preferences p ON p.user_id = n.user_id
-      WHERE n.id = ANY(${sql.param(notificationIds)}::uuid[])
-        AND COALESCE((p.push ->> n.notification_type)::boolean, true)
-      RETURNING 1)
-    SELECT count(*)::int AS n FROM queued`);
-  if (rows[0]?.n) publishAfterCommit('outbox.queued', { kind: PUSH_KIND });
+  return sql`
+    INSERT INTO outbox (kind, payload, run_at, created_at)
+    SELECT ${PUSH_KIND}, jsonb_build_object('notification_id', n.id, 'device_id', d.id), ${now}::timestamptz, ${now}::timestamptz
+    FROM ${inserted} n
+    JOIN push_devices d ON d.user_id = n.user_id
+    LEFT JOIN notification_preferences p ON p.user_id = n.user_id
+    WHERE COALESCE((p.push ->> n.notification_type)::boolean, true)
+    RETURNING 1`;
+}
+
+/** After `pushOutboxRows` wrote `count` rows: this node's outbox worker claims them as soon as they commit. */
+export function pushesQueued(count: number): void {
+  if (count) publishAfterCommit('outbox.queued', { kind: PUSH_KIND });
 }
 
 interface SendRow extends Record<string, unknown> {
