@@ -77,7 +77,14 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
   }
   const jobs: Jobs | null = opts.jobs === false ? null : startJobs();
   // Outbox work is not a scheduled job: every node drains it, tests included.
-  startOutboxWorker(opts.outboxHandlers ?? outboxHandlers, { db: platform.db, log: platform.log, metrics: platform.metrics, pollMs: config.OUTBOX_POLL_MS, maxInFlight: config.OUTBOX_MAX_IN_FLIGHT });
+  startOutboxWorker(opts.outboxHandlers ?? outboxHandlers, {
+    db: platform.db,
+    log: platform.log,
+    metrics: platform.metrics,
+    pollMs: config.OUTBOX_POLL_MS,
+    maxInFlight: config.OUTBOX_MAX_IN_FLIGHT,
+    namedStatementsPool: platform.database.namedStatements ? platform.database.pool : undefined,
+  });
   const httpServer = web.server;
   const port = (httpServer.address() as AddressInfo).port;
   setServerBaseUrl(config.PUBLIC_BASE_URL ?? listeningBaseUrl(config.HOST, port));

@@ -1,12 +1,14 @@
 import crypto from 'node:crypto';
 import os from 'node:os';
 import { sql, type SQL } from 'drizzle-orm';
+import type pg from 'pg';
 import { Counter, Gauge } from 'prom-client';
 import { domainEvents } from '../core/events.js';
 import type { Db, DbOrTx } from './db-connection.js';
 import { publishAfterCommit } from './db.js';
 import type { Logger } from './logger.js';
 import type { Metrics } from './metrics.js';
+import { namedQuery } from './named-statements.js';
 
 /**
  * The one outbox (DESIGN.md section 4): work that follows a commit and may be slow or fail (webhook deliveries,
@@ -78,6 +80,8 @@ export interface OutboxHandler<K extends OutboxKind = OutboxKind, F = never> {
    * since the last deletion, as one data-modifying statement (it becomes a CTE of the statement that deletes their
    * rows, usually the next claim). The record and the row's end are one atomic write, and a burst of runs writes
    * once. Should that statement fail, the rows are left to run again once their lease is over (at least once).
+   * Its text must not depend on how many values there are (each column one array parameter), so that the claims
+   * keep a few texts, each a named statement planned once (named-statements.ts).
    */
   finish?(values: F[]): SQL;
   /** After the last failed attempt (the row stays, with failed_at). */
@@ -153,7 +157,8 @@ interface Finished {
   value: unknown;
 }
 
-const doneIdArray = (done: readonly Finished[]) => sql`ARRAY[${done.length ? sql.join(done.map((d) => sql`${d.id}::bigint`), sql`, `) : sql``}]::bigint[]`;
+/** The finished rows' ids, one array parameter (the statement's text is the same whatever their number). */
+const doneIdArray = (done: readonly Finished[]) => sql`${sql.param(done.map((d) => d.id))}::bigint[]`;
 
 interface ClaimedRow extends Record<string, unknown> {
   id: string;
@@ -173,6 +178,12 @@ export interface OutboxWorkerOptions {
   pollMs: number;
   /** Runs in flight on this node, all kinds together. */
   maxInFlight: number;
+  /**
+   * Where named prepared statements are allowed (a PostgreSQL server: Database.namedStatements), the pool behind
+   * `db`: the claims and deletions, sent several times a second with the same text, are then planned once per
+   * connection instead of at every call. Left out (PGlite, tests of other databases): sent unnamed through `db`.
+   */
+  namedStatementsPool?: pg.Pool;
 }
 
 /**
@@ -355,7 +366,7 @@ export class OutboxWorker {
   private async flushDone(): Promise<void> {
     await this.withDone(async (done) => {
       if (!done.length) return;
-      await this.opts.db.execute(sql`
+      await this.query(sql`
         WITH ${this.finishing(done)}
         gone AS (DELETE FROM outbox WHERE id = ANY(${doneIdArray(done)}) RETURNING id)
         SELECT count(*)::int AS n FROM gone`);
@@ -381,7 +392,12 @@ export class OutboxWorker {
     }
   }
 
-  /** The `finish` statements of the handlers whose runs left a record, as CTEs (each followed by a comma). */
+  /**
+   * The `finish` statements of the handlers whose runs left a record, as CTEs (each followed by a comma), in the
+   * handlers' order: the statement has one text per set of kinds with records (whatever their number), so a named
+   * statement serves it. A kind without records adds nothing, so a `finish` that cannot be written stops only the
+   * statements that carry its records (withDone then drops them).
+   */
   private finishing(done: readonly Finished[]): SQL {
     const byKind = new Map<string, unknown[]>();
     for (const d of done) {
@@ -391,11 +407,18 @@ export class OutboxWorker {
       else byKind.set(d.kind, [d.value]);
     }
     const ctes: SQL[] = [];
-    for (const [kind, values] of byKind) {
-      const finish = this.handlers.get(kind)?.finish;
-      if (finish) ctes.push(sql`${sql.raw(`finished_${ctes.length}`)} AS (${finish(values as never[])}),`);
+    for (const [kind, handler] of this.handlers) {
+      const values = byKind.get(kind);
+      if (values && handler.finish) ctes.push(sql`${sql.raw(`finished_${ctes.length}`)} AS (${handler.finish(values as never[])}),`);
     }
     return sql.join(ctes, sql` `);
+  }
+
+  /** A statement of the worker's own: named where the database allows it (see namedStatementsPool). */
+  private async query<T extends Record<string, unknown>>(statement: SQL): Promise<T[]> {
+    const pool = this.opts.namedStatementsPool;
+    if (pool) return (await pool.query<T>(namedQuery(statement))).rows;
+    return (await this.opts.db.execute<T>(statement)).rows as T[];
   }
 
   /**
@@ -430,7 +453,7 @@ export class OutboxWorker {
           ORDER BY r.run_at, r.id LIMIT ${limit}
         ),`
       : sql`chosen AS (SELECT id FROM due),`;
-    const { rows } = await this.opts.db.execute<ClaimedRow & { due_n: number }>(sql`
+    const rows = await this.query<ClaimedRow & { due_n: number }>(sql`
       WITH ${this.finishing(done)}
       gone AS (
         DELETE FROM outbox WHERE id = ANY(${doneIds}) RETURNING id
@@ -510,14 +533,14 @@ export class OutboxWorker {
       if (error instanceof RetryAt && error.at > job.retryAt!) job.retryAt = error.at;
       this.runsCounter?.inc({ kind: handler.kind, outcome: 'retry' });
       this.opts.log.info({ outboxId: job.id, kind: job.kind, attempt: job.attempt, retryAt: job.retryAt, error: message }, 'outbox work failed; retrying later');
-      await this.opts.db.execute(sql`
+      await this.query(sql`
         UPDATE outbox SET run_at = ${job.retryAt!.toISOString()}::timestamptz, locked_until = NULL, locked_by = NULL, last_error = ${message}
         WHERE id = ${job.id}::bigint`);
       return;
     }
     this.runsCounter?.inc({ kind: handler.kind, outcome: 'failed' });
     this.opts.log.warn({ outboxId: job.id, kind: job.kind, attempt: job.attempt, error: message }, 'outbox work given up');
-    await this.opts.db.execute(sql`
+    await this.query(sql`
       UPDATE outbox SET failed_at = ${outboxClock.now().toISOString()}::timestamptz, locked_until = NULL, locked_by = NULL, last_error = ${message}
       WHERE id = ${job.id}::bigint`);
     await handler.onGiveUp?.(payload, { ...job, retryAt: null }, error);

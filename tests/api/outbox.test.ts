@@ -1,4 +1,5 @@
 import { pino } from 'pino';
+import type pg from 'pg';
 import { sql } from 'drizzle-orm';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 import { platform } from '../../src/platform/index.js';
@@ -27,6 +28,8 @@ const realNow = outboxClock.now;
 // so the tests that need one run against a server database only.
 const EMBEDDED = Boolean(process.env.TEST_EMBEDDED);
 const withSecondNode = EMBEDDED ? test.skip : test;
+// Named statements: a server database's only (PGlite shares one session between its connections).
+const onServer = EMBEDDED ? test.skip : test;
 
 beforeAll(async () => {
   app = await startTestApp({ METRICS_TOKEN });
@@ -129,6 +132,32 @@ describe('records of finished work (a handler\'s finish)', () => {
     });
     await aWorker([handler]).settle();
     expect(await records(kind)).toEqual([10, 20, 30, 40, 50]);
+    expect(await rowsOf(kind)).toEqual([]);
+  });
+
+  onServer('when the worker may name its statements, then their texts do not grow with the number of finished rows: each is planned once per connection', async () => {
+    const sent: Array<{ name?: string; text: string }> = [];
+    const pool = platform.database.pool;
+    const recording = { query: (config: { name?: string; text: string }) => (sent.push(config), pool.query(config)) } as unknown as pg.Pool;
+    const { kind, handler } = aKind(
+      { finish: (values: number[]) => sql`INSERT INTO outbox_test_records (kind, n) SELECT ${kind}, unnest(${sql.param(values)}::int[])` } as unknown as Partial<OutboxHandler>,
+      async (payload) => payload.n,
+    );
+    const worker = new OutboxWorker([handler], { db: platform.db, log: silent, pollMs: 60_000, maxInFlight: 16, namedStatementsPool: recording });
+    workers.push(worker);
+    const round = async (from: number, count: number) => {
+      await transaction(platform.db, async (tx) => {
+        for (let n = from; n < from + count; n++) await enqueue(tx, kind, { n });
+      });
+      await worker.settle();
+      return new Set(sent.map((s) => s.text)).size;
+    };
+    await round(1, 1);
+    const texts = await round(2, 3);
+    // Five finished rows at once: statements of the same texts as one or three.
+    expect(await round(5, 5)).toBe(texts);
+    expect(sent.every((s) => typeof s.name === 'string')).toBe(true);
+    expect(await records(kind)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
     expect(await rowsOf(kind)).toEqual([]);
   });
 
