@@ -66,6 +66,12 @@ export interface OutboxHandler<K extends OutboxKind = OutboxKind, F = never> {
   load?(payload: SQL): SQL;
   /** Runs of one key in flight on all nodes together at most (rows without a key are not counted). */
   maxInFlightPerKey?: number;
+  /**
+   * How long a row of this kind, queued on this node, waits for more before they are claimed (WAKE_COALESCE_MS when
+   * left out): one claim then takes a burst's rows together, and the rows finished meanwhile are deleted by it, for
+   * a few round trips where each row would cost two. For work whose receiver can wait that much longer.
+   */
+  gatherMs?: number;
   /** A claimed row is another node's to take after this long: longer than the slowest run can be. */
   leaseMs: number;
   /** The wait after attempt n fails is retryDelaysMs[n - 1]; after the last one the row is given up. */
@@ -212,6 +218,8 @@ export class OutboxWorker {
   /** A claim was asked for while one was going: claim again right after it. */
   private pumpAgain = false;
   private wakeTimer: NodeJS.Timeout | null = null;
+  /** When wakeTimer fires (performance.now()). */
+  private wakeAt = 0;
   private flushTimer: NodeJS.Timeout | null = null;
   private stopped = true;
   private timer: NodeJS.Timeout | null = null;
@@ -234,7 +242,9 @@ export class OutboxWorker {
     if (!this.stopped) return;
     this.stopped = false;
     this.unsubscribe = domainEvents.subscribe((event) => {
-      if (event.name === 'outbox.queued' && this.handlers.has(event.payload.kind)) this.wake();
+      if (event.name !== 'outbox.queued') return;
+      const handler = this.handlers.get(event.payload.kind);
+      if (handler) this.wake(handler.gatherMs);
     });
     this.timer = setInterval(() => this.wake(), this.opts.pollMs);
     this.timer.unref();
@@ -262,18 +272,26 @@ export class OutboxWorker {
     await this.flushDone().catch((err) => this.opts.log.warn({ err }, 'could not delete finished outbox rows; they will run again'));
   }
 
-  /** Claim what is due, within WAKE_COALESCE_MS (coalesced: wakes meanwhile, or during a claim, are one more claim). */
-  wake(): void {
+  /**
+   * Claim what is due within `delayMs` (coalesced: wakes meanwhile are the same claim, or an earlier one; short wakes
+   * during a claim are one more claim right after it).
+   */
+  wake(delayMs = WAKE_COALESCE_MS): void {
     if (this.stopped) return;
-    if (this.pumping) {
+    if (this.pumping && delayMs <= WAKE_COALESCE_MS) {
       this.pumpAgain = true;
       return;
     }
-    if (this.wakeTimer) return;
+    const at = performance.now() + delayMs;
+    if (this.wakeTimer) {
+      if (this.wakeAt <= at) return;
+      clearTimeout(this.wakeTimer);
+    }
+    this.wakeAt = at;
     this.wakeTimer = setTimeout(() => {
       this.wakeTimer = null;
       this.startPump();
-    }, WAKE_COALESCE_MS);
+    }, delayMs);
   }
 
   private startPump(): void {

@@ -113,6 +113,42 @@ describe('enqueue in a transaction', () => {
     expect(runs).toHaveLength(1);
     expect(await rowsOf(kind)).toEqual([]);
   });
+
+  test('when a kind gathers (gatherMs), then rows committed within that time are claimed together, after the last of them', async () => {
+    let committed = 0;
+    const seenCommitted: number[] = [];
+    const { kind, handler, runs } = aKind({ gatherMs: 1000 }, async () => {
+      seenCommitted.push(committed);
+    });
+    aWorker([handler]).start();
+    // Past the claim a start makes (any earlier claim takes what is due: gathering only ever waits less).
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    for (let n = 1; n <= 3; n++) {
+      await transaction(platform.db, async (tx) => {
+        await enqueue(tx, kind, { n });
+      });
+      committed++;
+      await new Promise((resolve) => setTimeout(resolve, 30));
+    }
+    await until(() => runs.length === 3);
+    // Without gathering, the first row would have run about 10 ms after its commit, before the others existed.
+    expect(seenCommitted).toEqual([3, 3, 3]);
+  });
+
+  test('when a gathering kind waits, then a row of another kind committed meanwhile is not held back by it', async () => {
+    const gathering = aKind({ gatherMs: 30_000 });
+    const plain = aKind();
+    aWorker([gathering.handler, plain.handler]).start();
+    await transaction(platform.db, async (tx) => {
+      await enqueue(tx, gathering.kind, { n: 1 });
+    });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await transaction(platform.db, async (tx) => {
+      await enqueue(tx, plain.kind, { n: 2 });
+    });
+    // The earlier claim the plain row asks for takes both: nothing waits the gathering kind's 30 s.
+    await until(() => plain.runs.length === 1 && gathering.runs.length === 1, 5000);
+  });
 });
 
 describe('records of finished work (a handler\'s finish)', () => {
