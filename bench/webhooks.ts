@@ -190,6 +190,19 @@ async function cpuMs(pid: number): Promise<number> {
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime, stime in clock ticks (100 Hz)
 }
 
+/**
+ * Busy CPU time of the whole machine so far (all cores, from /proc/stat: every state but idle and iowait), in ms:
+ * the service, the database server and this process (load and receiver) together, read in each round so that the
+ * two kinds of rounds compare what an order and its delivery cost everywhere. Other work on the machine counts too:
+ * read with nothing else running (the bench lock).
+ */
+async function machineCpuMs(): Promise<number> {
+  const line = (await fs.readFile('/proc/stat', 'utf8')).split('\n')[0];
+  const ticks = line.trim().split(/\s+/).slice(1).map(Number);
+  const busy = ticks.reduce((a, b) => a + b, 0) - ticks[3] - (ticks[4] ?? 0);
+  return (busy * 1000) / 100; // clock ticks (100 Hz)
+}
+
 function row(name: string, samples: number[], note?: string) {
   const sorted = [...samples].sort((a, b) => a - b);
   return { name, n: sorted.length, p50: percentile(sorted, 50), p90: percentile(sorted, 90), p99: percentile(sorted, 99), max: sorted[sorted.length - 1], note };
@@ -228,25 +241,31 @@ export async function runWebhooks(opts: WebhooksOptions): Promise<WebhooksResult
     const without: Placed[] = [];
     // The service's CPU per order, each way (with a webhook: until the round's deliveries are done).
     const cpu = { withHook: 0, without: 0 };
+    // The same for the whole machine.
+    const machineCpu = { withHook: 0, without: 0 };
     const pid = service.child.pid!;
     for (let r = 0; r < opts.rounds; r++) {
       let from = await cpuMs(pid);
+      let machineFrom = await machineCpuMs();
       withHook.push(...(await placeOrders(base, buyers, hooked, opts.rate, opts.roundSeconds)));
       // Let the round's deliveries finish before the no-webhook round, so it runs with none in flight.
       const ids = new Set(withHook.map((p) => p.orderId));
       await waitUntil(() => receiver.arrivals.filter((a) => ids.has(a.orderId)).length >= ids.size, 10_000);
       cpu.withHook += (await cpuMs(pid)) - from;
+      machineCpu.withHook += (await machineCpuMs()) - machineFrom;
       from = await cpuMs(pid);
+      machineFrom = await machineCpuMs();
       without.push(...(await placeOrders(base, buyers, bare, opts.rate, opts.roundSeconds)));
       cpu.without += (await cpuMs(pid)) - from;
+      machineCpu.without += (await machineCpuMs()) - machineFrom;
     }
     const arrivedAt = new Map(receiver.arrivals.map((a) => [a.orderId, a.at]));
     const delivered = withHook.filter((p) => p.orderId && arrivedAt.has(p.orderId));
     const toDelivery = delivered.map((p) => arrivedAt.get(p.orderId!)! - p.sentAt);
     const failedOrders = [...withHook, ...without].filter((p) => !p.orderId).length;
     const rows = [
-      row('order (store with no webhook)', without.map((p) => p.answeredMs), `service CPU ${(cpu.without / without.length).toFixed(1)} ms/order${failedOrders ? `; ${failedOrders} orders not 201` : ''}`),
-      row('order (store with one webhook)', withHook.map((p) => p.answeredMs), `service CPU ${(cpu.withHook / withHook.length).toFixed(1)} ms/order, its delivery included`),
+      row('order (store with no webhook)', without.map((p) => p.answeredMs), `service CPU ${(cpu.without / without.length).toFixed(1)} ms/order, machine ${(machineCpu.without / without.length).toFixed(1)}${failedOrders ? `; ${failedOrders} orders not 201` : ''}`),
+      row('order (store with one webhook)', withHook.map((p) => p.answeredMs), `service CPU ${(cpu.withHook / withHook.length).toFixed(1)} ms/order, machine ${(machineCpu.withHook / withHook.length).toFixed(1)}, its delivery included`),
       row('order sent -> delivered (bounds commit -> delivered)', toDelivery, `${withHook.length - delivered.length} of ${withHook.length} not delivered`),
     ];
 
