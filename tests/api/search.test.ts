@@ -182,6 +182,19 @@ describe('search.query: ranking', () => {
     for (const q of [m, `${m} nomatchzzq`, 'the', '-ladder'])
       expect(await search(null, { q, type: 'posts', location_id: '00000000-0000-4000-8000-000000000000' }, 404)).toEqual({ detail: expect.any(String) });
   });
+
+  test('when comments match, then they come ranked (the better match first, then the newest), as whole comments', async () => {
+    const city = aCity();
+    const author = await aResidentAt(app, city);
+    const m = marker();
+    const post = await aPost(app, author, { content: 'a post about ladders' });
+    const older = await aComment(app, author, post.id, { content: `${m} ladder here` });
+    const best = await aComment(app, author, post.id, { content: `${m} ladder, ${m} ladder and one more ${m} ladder` });
+    const newer = await aComment(app, author, post.id, { content: `${m} ladder there` });
+    const found = await search(author, { q: `${m} ladder`, type: 'comments' });
+    expect(found.results.map((c: any) => c.id)).toEqual([best.id, newer.id, older.id]);
+    expect(found.results[1]).toMatchObject({ id: newer.id, post: post.id, content: `${m} ladder there` });
+  });
 });
 
 describe('search.query: the one post rule', () => {

@@ -103,3 +103,11 @@ export async function loadComment(id: string, viewerId: string | null, db: DbOrT
   const { rows } = await selectComments(sql`c.id = ${id}::uuid`, viewerId, { limit: 1, offset: 0 }, db);
   return rows[0] ?? null;
 }
+
+/** Several comments by id in one statement, in the order of `ids` (a comment gone meanwhile is left out). */
+export async function loadComments(ids: readonly string[], viewerId: string | null, db: DbOrTx = currentDb()): Promise<CommentRecord[]> {
+  if (!ids.length) return [];
+  const { rows } = await selectComments(sql`c.id = ANY(${sql.param([...ids])}::uuid[])`, viewerId, { limit: ids.length, offset: 0 }, db);
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  return ids.map((id) => byId.get(id)).filter((c): c is CommentRecord => c !== undefined);
+}

@@ -5,7 +5,7 @@ import { pageParams, paginated, type PageParams } from '../../core/pagination.js
 import { currentDb } from '../../platform/db.js';
 import { completePosts, type PostSqlRow } from '../posts/posts.queries.js';
 import { serializePost } from '../posts/posts.serializer.js';
-import { loadComment } from '../comments/comments.queries.js';
+import { loadComments } from '../comments/comments.queries.js';
 import { serializeComment } from '../comments/comments.serializer.js';
 import { loadProductSummaries, loadStoreSummaries } from '../stores/summaries.js';
 import { loadCommunitySummaries } from '../communities/summaries.js';
@@ -180,10 +180,11 @@ async function findComments(ctx: RequestContext, p: Prepared, page: Page) {
   if (!wantsItems(p)) return none<ReturnType<typeof serializeComment> & ReturnType<typeof snippetOf>>();
   const { rows, count } = await counted<{ id: string; total: number }>((pg) => commentsStatement(itemQuery(ctx, p, pg)), page);
   const ids = rows.map((r) => r.id);
-  const [comments, marks] = await Promise.all([Promise.all(ids.map((id) => loadComment(id, ctx.user?.id ?? null))), snippets('comments', ids, p)]);
+  // The page's comments in one statement (was one per comment), in rank order.
+  const [comments, marks] = await Promise.all([loadComments(ids, ctx.user?.id ?? null), snippets('comments', ids, p)]);
   return {
     count,
-    results: comments.filter((c) => c !== null).map((c) => ({ ...serializeComment(c!, ctx), ...(marks.get(c!.id) ?? { snippet: '', highlights: [] }) })),
+    results: comments.map((c) => ({ ...serializeComment(c, ctx), ...(marks.get(c.id) ?? { snippet: '', highlights: [] }) })),
   };
 }
 
