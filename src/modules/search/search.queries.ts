@@ -163,7 +163,10 @@ export const RANK_WINDOW = 200;
  * sorted matches until the window is full, so a phrase's 5,000 matches are sorted but their authors probed 200
  * times, not 5,000 (EXPLAIN, 1M posts: 22 -> 10 ms); for a common word PostgreSQL still walks posts_created_idx
  * newest first and stops at the window's last match, since the outer level (one relation, no sort) passes its LIMIT
- * down.
+ * down. The window is the newest because that level keeps the subquery's order: its conditions must stay per-row
+ * filters (arrays read once, scalar subqueries). An EXISTS there may become a join that returns rows in another
+ * order (tried for comments: the window then held arbitrary matches), and an ORDER BY repeated there makes
+ * PostgreSQL plan the subquery for all its rows (the common word's walk became a 145 ms sort).
  *
  * A page of posts in one statement: the matches in the window, ranked, and for the page's posts their rows as
  * posts.queries.ts `postColumns` reads them (the post, its author, place, the caller's like and bookmark) with the

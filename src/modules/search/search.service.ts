@@ -251,13 +251,20 @@ function preparePosts(ctx: RequestContext, input: SearchInput): Prepared | null 
   if (!hasPositiveTerm(parsed)) return null;
   const source = originSource(ctx, input);
   return {
-    parsed,
+    ...termsOf(parsed),
     text: inlineTextQuery(parsed),
+    origin: 'origin' in source ? source.origin : null,
+    originSource: 'select' in source ? source : undefined,
+  };
+}
+
+/** What the parsed query asks for beside its text: #tags, @names, and the words typed as prefixes (for snippets). */
+function termsOf(parsed: ParsedQuery): Pick<Prepared, 'parsed' | 'tags' | 'usernames' | 'prefixes'> {
+  return {
+    parsed,
     tags: parsed.terms.flatMap((t) => (t.kind === 'tag' ? [t.tag] : [])),
     usernames: parsed.terms.filter((t): t is Extract<typeof t, { kind: 'user' }> => t.kind === 'user'),
     prefixes: parsed.terms.flatMap((t) => (t.kind === 'word' && t.prefix ? [t.text] : [])),
-    origin: 'origin' in source ? source.origin : null,
-    originSource: 'select' in source ? source : undefined,
   };
 }
 
@@ -267,10 +274,7 @@ async function prepare(ctx: RequestContext, input: SearchInput): Promise<Prepare
   const [origin, text] = await resolveOriginAndText(ctx, input, parsed);
   if (!hasPositiveTerm(parsed)) return null;
   if (text === 'nothing') return null;
-  const tags = parsed.terms.flatMap((t) => (t.kind === 'tag' ? [t.tag] : []));
-  const usernames = parsed.terms.filter((t): t is Extract<typeof t, { kind: 'user' }> => t.kind === 'user');
-  const prefixes = parsed.terms.flatMap((t) => (t.kind === 'word' && t.prefix ? [t.text] : []));
-  return { parsed, text, tags, usernames, prefixes, origin };
+  return { ...termsOf(parsed), text, origin };
 }
 
 function finder(ctx: RequestContext, p: Prepared, type: SearchType, page: Page): Promise<Found<unknown>> {
