@@ -324,7 +324,7 @@ export async function runWebhooks(opts: WebhooksOptions): Promise<WebhooksResult
 }
 
 export function formatWebhooks(result: WebhooksResult, opts: WebhooksOptions): string {
-  const f = (n: number) => n.toFixed(1);
+  const f = (n: number | undefined) => (n === undefined ? '-' : n.toFixed(1));
   const lines = [
     `webhooks: ${opts.rate} orders/s over ${opts.products} products a store, ${opts.rounds} rounds of ${opts.roundSeconds} s each way (load average ${result.load})`,
     '| case | n | p50 ms | p90 ms | p99 ms | max ms | note |',
