@@ -10,8 +10,8 @@ import type { TestUser } from '../builders/users.js';
  * discoverable settings stand between a caller and a neighbourhood's posts and comments, search finds exactly what the
  * caller may read by id and lists (no muted author, no undiscoverable author but the caller), and nothing else; and
  * every item found reads by id (200) for that caller (a post by `posts.get`, a comment by its history read, which answers
- * whoever may read the comment and 404 to anyone else). Each run arranges a fresh world: posts and comments through the
- * API, the relations through their tables. Runs alternate REST and the socket.
+ * whoever may read the comment and 404 to anyone else). Each run arranges a fresh world: posts, comments and replies
+ * through the API, the relations through their tables. Runs alternate REST and the socket.
  */
 let app: TestApp;
 beforeAll(async () => {
@@ -28,9 +28,10 @@ const aWorld = fc.record({
   anonymous: fc.boolean(),
   // For each author: the viewer blocks them, they block the viewer, the viewer mutes them, they are not discoverable.
   relations: fc.array(fc.record({ blocks: fc.boolean(), blockedBy: fc.boolean(), muted: fc.boolean(), shy: fc.boolean() }), { minLength: AUTHORS, maxLength: AUTHORS }),
-  // Posts: [author index (AUTHORS = the viewer), hidden, deleted]; comments on them: [post index, author index, hidden].
+  // Posts: [author index (AUTHORS = the viewer), hidden, deleted]; comments on them: [post index, author index, hidden,
+  // the earlier comment it answers (an index; none when there is no such comment yet)].
   posts: fc.array(fc.tuple(fc.nat(AUTHORS), fc.boolean(), fc.boolean()), { minLength: 1, maxLength: 5 }),
-  comments: fc.array(fc.tuple(fc.nat(4), fc.nat(AUTHORS), fc.boolean()), { maxLength: 5 }),
+  comments: fc.array(fc.tuple(fc.nat(4), fc.nat(AUTHORS), fc.boolean(), fc.nat(6)), { maxLength: 6 }),
   viewerShy: fc.boolean(),
 });
 
@@ -62,11 +63,13 @@ describe('search: nothing the caller cannot read by id is ever found', () => {
           const post = await aPost(app, everyone[author], { content: `${m} post by ${author}` });
           posts.push({ id: post.id, author, hidden, deleted });
         }
-        const comments: Array<{ id: string; post: number; author: number; hidden: boolean }> = [];
-        for (const [p, author, hidden] of w.comments) {
-          const on = p % posts.length;
-          const comment = await aComment(app, everyone[author], posts[on].id, { content: `${m} comment by ${author}` });
-          comments.push({ id: comment.id, post: on, author, hidden });
+        const comments: Array<{ id: string; post: number; author: number; hidden: boolean; parent: number | null }> = [];
+        for (const [p, author, hidden, answers] of w.comments) {
+          const parent = answers < comments.length ? answers : null;
+          const on = parent === null ? p % posts.length : comments[parent].post;
+          const reply = parent === null ? {} : { parent: comments[parent].id };
+          const comment = await aComment(app, everyone[author], posts[on].id, { content: `${m} comment by ${author}`, ...reply });
+          comments.push({ id: comment.id, post: on, author, hidden, parent });
         }
 
         // The world's rules, arranged where the service keeps them.
@@ -89,8 +92,10 @@ describe('search: nothing the caller cannot read by id is ever found', () => {
         const listed = (a: number) => !separated(a) && !(me !== null && !isMe(a) && rel(a).muted) && (!rel(a).shy || isMe(a));
         const postReadable = (p: (typeof posts)[number]) => !p.deleted && (!p.hidden || isMe(p.author)) && !separated(p.author);
         const expectedPosts = posts.filter((p) => postReadable(p) && listed(p.author)).map((p) => p.id).sort();
+        // A hidden comment takes the replies below it along, for everyone but each reply's own author.
+        const hiddenAbove = (c: (typeof comments)[number]): boolean => c.hidden || (c.parent !== null && hiddenAbove(comments[c.parent]));
         const expectedComments = comments
-          .filter((c) => postReadable(posts[c.post]) && (!c.hidden || isMe(c.author)) && listed(c.author))
+          .filter((c) => postReadable(posts[c.post]) && (!hiddenAbove(c) || isMe(c.author)) && listed(c.author))
           .map((c) => c.id)
           .sort();
 

@@ -375,3 +375,63 @@ describe('search.query: the ranking window', () => {
     expect(postIds(await search(null, { q: `${m} -number`, type: 'posts' }))).toEqual([oldBest]);
   });
 });
+
+describe('search.query: the ranking window of comments', () => {
+  test('when more comments match than RANK_WINDOW, then the newest RANK_WINDOW the caller may find are ranked and counted, the better match first', async () => {
+    const { RANK_WINDOW } = await import('../../src/modules/search/search.queries.js');
+    const city = aCity();
+    const me = await aResidentAt(app, city);
+    const author = await aResidentAt(app, city);
+    const blocked = await aResidentAt(app, city);
+    const muted = await aResidentAt(app, city);
+    const m = marker();
+    const post = await aPost(app, author, { content: 'a post to comment on' });
+    const hiddenPost = await aPost(app, author, { content: 'a post moderation hid' });
+    const insert = (user: string, on: string, content: string, age: string) =>
+      sql<{ id: string }>(`INSERT INTO comments (post_id, user_id, content, created_at) VALUES ($1, $2, $3, now() - $4::interval) RETURNING id`, [on, user, content, age]);
+    // The oldest is the best match of all (the word four times), but RANK_WINDOW newer ones match too: the oldest of
+    // those is the best match among them, and newer still are better matches the caller may not find.
+    const [{ id: oldBest }] = await insert(author.id, post.id, `${m} ${m} ${m} ${m}`, '3 days');
+    const [{ id: windowBest }] = await insert(author.id, post.id, `${m} ${m} ${m} in the window`, '2 days');
+    await sql(
+      `INSERT INTO comments (post_id, user_id, content, created_at)
+       SELECT $1, $2, $3 || ' number ' || g, now() - interval '2 days' + g * interval '1 second' FROM generate_series(1, ${RANK_WINDOW - 1}) g`,
+      [post.id, author.id, m],
+    );
+    const [{ id: byBlocked }] = await insert(blocked.id, post.id, `${m} ${m} ${m} by blocked`, '1 hour');
+    const [{ id: byMuted }] = await insert(muted.id, post.id, `${m} ${m} ${m} by muted`, '1 hour');
+    const [{ id: hiddenOne }] = await insert(author.id, post.id, `${m} ${m} ${m} hidden`, '1 hour');
+    const [{ id: underHiddenPost }] = await insert(author.id, hiddenPost.id, `${m} ${m} ${m} under a hidden post`, '1 hour');
+    const [{ id: parent }] = await insert(author.id, post.id, 'a comment moderation hid', '2 hours');
+    const [{ id: underHiddenComment }] = await sql<{ id: string }>(
+      `INSERT INTO comments (post_id, user_id, parent_id, content, created_at) VALUES ($1, $2, $3, $4, now() - interval '1 hour') RETURNING id`,
+      [post.id, author.id, parent, `${m} ${m} ${m} under a hidden comment`],
+    );
+    await aBlock(app, me, blocked);
+    await aMute(app, me, muted);
+    await sql(`UPDATE comments SET hidden_at = now() WHERE id = ANY($1::uuid[])`, [[hiddenOne, parent]]);
+    await sql(`UPDATE posts SET hidden_at = now() WHERE id = $1`, [hiddenPost.id]);
+
+    const first = await search(me, { q: m, type: 'comments', page_size: 50 });
+    expect(first.count).toBe(RANK_WINDOW);
+    expect(first.results).toHaveLength(50);
+    expect(first.results[0].id).toBe(windowBest);
+    const pages = [first];
+    for (let page = 2; page <= RANK_WINDOW / 50; page++) pages.push(await search(me, { q: m, type: 'comments', page_size: 50, page }));
+    expect(pages[pages.length - 1].next).toBeNull();
+    const seen = pages.flatMap((p) => p.results.map((c: any) => c.id));
+    expect(new Set(seen).size).toBe(RANK_WINDOW);
+    for (const id of [oldBest, byBlocked, byMuted, hiddenOne, underHiddenPost, underHiddenComment]) expect(seen).not.toContain(id);
+    // The all-types answer: the same count and the same best.
+    const all = await search(me, { q: m });
+    expect(all.comments.count).toBe(RANK_WINDOW);
+    expect(all.comments.results.map((c: any) => c.id)).toEqual(first.results.slice(0, 5).map((c: any) => c.id));
+    // Anonymous callers are in no block or mute: those two are in their window, the hidden ones are not.
+    const anonymous = await search(null, { q: m, type: 'comments', page_size: 50 });
+    expect(anonymous.count).toBe(RANK_WINDOW);
+    expect(anonymous.results.slice(0, 2).map((c: any) => c.id).sort()).toEqual([byBlocked, byMuted].sort());
+    for (const id of [hiddenOne, underHiddenPost, underHiddenComment]) expect(anonymous.results.map((c: any) => c.id)).not.toContain(id);
+    // Narrower words reach the older one again.
+    expect((await search(me, { q: `${m} -number -window`, type: 'comments' })).results.map((c: any) => c.id)).toEqual([oldBest]);
+  }, 60_000);
+});
