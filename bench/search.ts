@@ -17,17 +17,22 @@ import { percentile } from './lib/stats.js';
  *
  *   npm run bench -- search [--search-posts=N] [--embedded-posts=N] [--regenerate] [--duration=S] [--generate-only] [--max-chunks=K]
  *     [--only=common,rare,prefix,phrase,no]   (those queries only)
+ *     [--type=comments] [--comments=N]   (search comments instead of posts, over N comments, 200,000 by default)
  *   npx tsx bench/search.ts --database=server|embedded ...   (one phase)
  *
  * Data (generated in SQL, generate_series, kept between runs; bench_dataset marks it): 10,000 places around one city,
  * one author per place, N posts (1,000,000 on the server by default, 100,000 on the embedded database) of 10
  * pseudo-words drawn from 3,000 with a skew (the 11th word is in about 5 % of posts), plus real words on a schedule:
  * "plumber" (2 %), "plumbing" (1.4 %), "street party" (0.5 %) and "street ... party" apart (0.5 %), "zanzibarite"
- * (1 in 100,000). Creation times over 90 days.
+ * (1 in 100,000). Creation times over 90 days. With `--type=comments`, N comments (200,000 by default) copied from a
+ * sample of those posts (TABLESAMPLE BERNOULLI, REPEATABLE): each under the post it copies, by its author, with its
+ * text and creation time, so the words are as common in comments as in posts, the rare word's 10 posts all copied
+ * (generated once, kept, marked too).
  *
  * Load: 20 closed-loop clients for `--duration` seconds (5) after 2 s untimed, in this process, on each query in turn:
- * the service's `search.query` (type posts, page 1 of 20, a signed-in caller searching from a place: runOperation, the
- * path both transports take, without HTTP), then the bare script on a pool of the same size running the same SQL
+ * the service's `search.query` (type posts, or comments with `--type=comments`; page 1 of 20, a signed-in caller
+ * searching from a place: runOperation, the path both transports take, without HTTP), then the bare script on a pool
+ * of the same size running the same SQL
  * (recorded from the service's pool for that query, in the rounds the service sends them: the place and the text
  * query together, then the page with its post rows and snippets). Throughput ratio = service / bare.
  *
@@ -135,6 +140,38 @@ async function ensureDataset(pool: pg.Pool, posts: number, regenerate: boolean):
   }
 }
 
+/**
+ * Comments for `--type=comments`: `count` comments copied from the dataset's posts (post, author, text and creation
+ * time): the posts with the rare word, then a repeatable sample of the others, read in the heap's order, so the times
+ * are scattered over the table as the posts' are. Kept between runs (bench_dataset).
+ */
+async function ensureComments(pool: pg.Pool, count: number): Promise<void> {
+  const name = `${DATASET}-comments-v2:${count}`;
+  if ((await pool.query('SELECT 1 FROM bench_dataset WHERE name = $1', [name])).rowCount) return;
+  const started = Date.now();
+  const client = await pool.connect();
+  try {
+    await client.query('SET statement_timeout = 0');
+    await client.query(`DELETE FROM bench_dataset WHERE name LIKE '${DATASET}-comments%'`);
+    await client.query(`DELETE FROM comments WHERE user_id IN (SELECT id FROM users WHERE username LIKE 'searchbench\\_%')`);
+    const total = Number((await client.query('SELECT count(*) AS n FROM posts')).rows[0].n);
+    const percent = Math.min(100, (100 * count * 1.05) / Math.max(1, total));
+    const authors = `SELECT id FROM users WHERE username LIKE 'searchbench\\_%'`;
+    // The rare word's posts all (a sample would keep about 2 of its 10), then the sample.
+    const copy = (from: string, where: string, limit: number | string) => `
+      INSERT INTO comments (post_id, user_id, content, created_at, updated_at)
+      SELECT p.id, p.user_id, p.content, p.created_at, p.created_at FROM ${from}
+       WHERE p.user_id IN (${authors}) AND ${where} LIMIT ${limit}`;
+    const rare = (await client.query(copy('posts p', `p.search_vector @@ to_tsquery('hl_search', 'zanzibarite')`, 'ALL'))).rowCount ?? 0;
+    await client.query(copy(`posts p TABLESAMPLE BERNOULLI (${percent}) REPEATABLE (36)`, `NOT p.search_vector @@ to_tsquery('hl_search', 'zanzibarite')`, count - rare));
+    await client.query('VACUUM ANALYZE comments');
+    await client.query('INSERT INTO bench_dataset (name, seconds) VALUES ($1, $2)', [name, (Date.now() - started) / 1000]);
+    console.log(`[search data] ${count} comments copied from posts (${((Date.now() - started) / 1000).toFixed(0)} s)`);
+  } finally {
+    client.release();
+  }
+}
+
 /** The word of rank 10 of the dataset's vocabulary (in about 5 % of posts). */
 const commonWord = () => `substr(translate(md5('10'), '0123456789', 'ghijklmnop'), 1, ${4 + (10 % 6)})`;
 
@@ -231,6 +268,8 @@ async function runPhase(database: 'server' | 'embedded' | 'writes'): Promise<Row
   try {
     const pool = platform.database.pool;
     const ready = await ensureDataset(pool, posts, argv.includes('--regenerate'));
+    const type = flag('type') === 'comments' ? 'comments' : 'posts';
+    if (ready && type === 'comments') await ensureComments(pool, Number(flag('comments') ?? 200_000));
     if (!ready || argv.includes('--generate-only')) return rows;
     const common = (await pool.query<{ w: string }>(`SELECT ${commonWord()} AS w`)).rows[0].w;
     const users = await loadAuthUsers(pool, `username LIKE 'searchbench\\_%' ORDER BY username LIMIT 200`);
@@ -247,7 +286,7 @@ async function runPhase(database: 'server' | 'embedded' | 'writes'): Promise<Row
       baseUrl: server.url,
       cookies: {},
     });
-    const input = (q: string, i: number) => ({ q, type: 'posts', location_id: homes.get(users[i % users.length].id) });
+    const input = (q: string, i: number) => ({ q, type, location_id: homes.get(users[i % users.length].id) });
     if (database === 'writes') {
       rows.push(...(await writeCost(users, server.url)));
       return rows;
@@ -287,8 +326,8 @@ async function runPhase(database: 'server' | 'embedded' | 'writes'): Promise<Row
         }
         const strip = ({ samples: _s, ...rest }: LoopResult) => rest;
         const perRound = serviceRuns.map((r, k) => (r.rps / bareRuns[k].rps).toFixed(2)).join(', ');
-        rows.push({ name: `${database}: ${name} (${q}) service`, ...strip(service), matches, note: `${statements} statements` });
-        rows.push({ name: `${database}: ${name} bare pg`, ...strip(bareRun), note: `ratio ${(service.rps / bareRun.rps).toFixed(2)} (rounds ${perRound})` });
+        rows.push({ name: `${database}: ${type} ${name} (${q}) service`, ...strip(service), matches, note: `${statements} statements` });
+        rows.push({ name: `${database}: ${type} ${name} bare pg`, ...strip(bareRun), note: `ratio ${(service.rps / bareRun.rps).toFixed(2)} (rounds ${perRound})` });
         console.log(`${rows[rows.length - 2].name}: p50 ${service.p50.toFixed(1)} ms p99 ${service.p99.toFixed(1)} ms ${service.rps.toFixed(0)}/s, ${matches} matches | bare p50 ${bareRun.p50.toFixed(1)} p99 ${bareRun.p99.toFixed(1)} ${bareRun.rps.toFixed(0)}/s, ratio ${(service.rps / bareRun.rps).toFixed(2)} (rounds ${perRound}), load ${os.loadavg()[0].toFixed(1)}`);
       }
     } finally {
