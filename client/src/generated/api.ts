@@ -2671,7 +2671,7 @@ export interface Operations {
     };
     answer: WebhookDelivery;
   };
-  /** Search posts, comments, people, stores, products, communities, places and tags; all kinds (best 5 each) or one `type`, paginated (posts: the newest 200 matches are ranked and counted) (GET /api/search/) */
+  /** Search posts, comments, people, stores, products, communities, places and tags; all kinds (best 5 each) or one `type`, paginated (posts and comments: the newest 200 matches are ranked and counted) (GET /api/search/) */
   "search.query": {
     input: {
       q: string;

@@ -20,7 +20,7 @@ export const searchOp = defineOperation({
   method: 'GET',
   path: '/api/search/',
   auth: 'optional',
-  summary: 'Search posts, comments, people, stores, products, communities, places and tags; all kinds (best 5 each) or one `type`, paginated (posts: the newest 200 matches are ranked and counted)',
+  summary: 'Search posts, comments, people, stores, products, communities, places and tags; all kinds (best 5 each) or one `type`, paginated (posts and comments: the newest 200 matches are ranked and counted)',
   tags: ['search'],
   input: z
     .object({
