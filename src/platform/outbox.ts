@@ -217,6 +217,14 @@ export class OutboxWorker {
   private pumping: Promise<void> | null = null;
   /** A claim was asked for while one was going: claim again right after it. */
   private pumpAgain = false;
+  /**
+   * The kinds the next claim is for: a commit wakes the worker for the kind it queued, and only that kind is
+   * claimed (with any kind that has a backlog), not every kind: each claim is a statement, and three of the four
+   * kinds found nothing at each webhook delivery's wake-up. Polls, the start and `settle` claim every kind
+   * (`wantAll`): rows due later (retries) and rows committed on another node are found by them.
+   */
+  private readonly wanted = new Set<string>();
+  private wantAll = false;
   private wakeTimer: NodeJS.Timeout | null = null;
   /** When wakeTimer fires (performance.now()). */
   private wakeAt = 0;
@@ -244,7 +252,7 @@ export class OutboxWorker {
     this.unsubscribe = domainEvents.subscribe((event) => {
       if (event.name !== 'outbox.queued') return;
       const handler = this.handlers.get(event.payload.kind);
-      if (handler) this.wake(handler.gatherMs);
+      if (handler) this.wake(handler.gatherMs, handler.kind);
     });
     this.timer = setInterval(() => this.wake(), this.opts.pollMs);
     this.timer.unref();
@@ -274,10 +282,12 @@ export class OutboxWorker {
 
   /**
    * Claim what is due within `delayMs` (coalesced: wakes meanwhile are the same claim, or an earlier one; short wakes
-   * during a claim are one more claim right after it).
+   * during a claim are one more claim right after it), of `kind` alone, or of every kind.
    */
-  wake(delayMs = WAKE_COALESCE_MS): void {
+  wake(delayMs = WAKE_COALESCE_MS, kind?: string): void {
     if (this.stopped) return;
+    if (kind === undefined) this.wantAll = true;
+    else this.wanted.add(kind);
     if (this.pumping && delayMs <= WAKE_COALESCE_MS) {
       this.pumpAgain = true;
       return;
@@ -318,7 +328,8 @@ export class OutboxWorker {
         await this.pumping;
         continue;
       }
-      const claimed = await this.pumpOnce();
+      this.takeWanted(); // this claim is for every kind
+      const claimed = await this.pumpOnce('all');
       if (this.runs.size) await Promise.allSettled([...this.runs]);
       else if (!claimed && !this.pumping && !this.wakeTimer) break;
     }
@@ -329,7 +340,7 @@ export class OutboxWorker {
     do {
       this.pumpAgain = false;
       try {
-        await this.pumpOnce();
+        await this.pumpOnce(this.takeWanted());
       } catch (err) {
         // The database is away: the next poll tries again.
         this.opts.log.warn({ err }, 'outbox claim failed');
@@ -338,14 +349,23 @@ export class OutboxWorker {
     } while (this.pumpAgain && !this.stopped);
   }
 
+  /** The kinds asked for since the last claim (see `wanted`), and none asked for any more. */
+  private takeWanted(): 'all' | Set<string> {
+    const kinds = this.wantAll ? 'all' : new Set(this.wanted);
+    this.wantAll = false;
+    this.wanted.clear();
+    return kinds;
+  }
+
   /**
-   * One claim per kind with room, the finished rows deleted by the first of them (or alone when no kind has room);
-   * true when anything was claimed.
+   * One claim per kind asked for (`kinds`, and every kind with a backlog) with room, the finished rows deleted by the
+   * first of them (or alone when no kind has room); true when anything was claimed.
    */
-  private async pumpOnce(): Promise<boolean> {
+  private async pumpOnce(kinds: 'all' | ReadonlySet<string>): Promise<boolean> {
     let claimedAny = false;
     const share = this.kindShare();
     for (const handler of this.handlers.values()) {
+      if (kinds !== 'all' && !kinds.has(handler.kind) && !this.backlog.has(handler.kind)) continue;
       const running = this.running.get(handler.kind)!;
       const room = Math.min(handler.maxInFlight - running, share - running, this.opts.maxInFlight - this.totalRunning);
       if (room <= 0) continue;
@@ -356,7 +376,10 @@ export class OutboxWorker {
       if (due > rows.length || rows.length === room) this.backlog.add(handler.kind);
       else this.backlog.delete(handler.kind);
       // Maybe more are due: claim again once this round is over (the room left decides how many).
-      if (rows.length === room) this.pumpAgain = true;
+      if (rows.length === room) {
+        this.pumpAgain = true;
+        this.wanted.add(handler.kind);
+      }
     }
     await this.flushDone();
     return claimedAny;
@@ -506,7 +529,7 @@ export class OutboxWorker {
       this.totalRunning--;
       this.runs.delete(run);
       // Rows were left waiting for room: claim now. Otherwise only the finished row's deletion is due.
-      if (this.backlog.has(handler.kind)) this.wake();
+      if (this.backlog.has(handler.kind)) this.wake(WAKE_COALESCE_MS, handler.kind);
       else this.scheduleFlush();
     });
     this.runs.add(run);

@@ -149,6 +149,26 @@ describe('enqueue in a transaction', () => {
     // The earlier claim the plain row asks for takes both: nothing waits the gathering kind's 30 s.
     await until(() => plain.runs.length === 1 && gathering.runs.length === 1, 5000);
   });
+
+  test('when a commit wakes the worker, then only its kind is claimed; a row of another kind written without a wake-up (on another node) is found by the poll', async () => {
+    const woken = aKind();
+    const other = aKind();
+    const worker = aWorker([woken.handler, other.handler]); // polls once a minute
+    worker.start();
+    await new Promise((resolve) => setTimeout(resolve, 50)); // past the claim of every kind a start makes
+    // As another node's commit: a due row, and no wake-up here.
+    await platform.db.execute(sql`INSERT INTO outbox (kind, payload) VALUES (${other.kind}, '{"n": 2}'::jsonb)`);
+    await transaction(platform.db, async (tx) => {
+      await enqueue(tx, woken.kind, { n: 1 });
+    });
+    await until(() => woken.runs.length === 1);
+    // Claiming every kind at each wake-up would have run it too (one statement per kind, most finding nothing).
+    await until(() => false, 200).catch(() => undefined);
+    expect(other.runs).toEqual([]);
+    worker.wake(); // what the poll does
+    await until(() => other.runs.length === 1);
+    expect(other.runs[0].n).toBe(2);
+  });
 });
 
 describe('records of finished work (a handler\'s finish)', () => {
