@@ -110,7 +110,11 @@ export function hasPositiveTerm(parsed: ParsedQuery): boolean {
   return parsed.terms.some((t) => t.kind !== 'exclude');
 }
 
+const ASCII = /^[\x00-\x7f]*$/;
+
 /** Words whose start a highlighter may mark in any text: the prefix word, folded (accents and case). */
 export function fold(text: string): string {
+  // Most words are plain ASCII, which has no accents to take off: lower case is all (a highlighter folds every word).
+  if (ASCII.test(text)) return text.toLowerCase();
   return text.normalize('NFD').replace(/\p{M}+/gu, '').toLowerCase();
 }
