@@ -329,7 +329,7 @@ describe('hashtags, the tag feed and trending tags', () => {
     await aPost(app, people[0], { content: `#solo_${m} twice` });
     await aPost(app, far, { content: `#faraway_${m}` });
     const old = await aPost(app, people[1], { content: `#old_${m}` });
-    await sql(`UPDATE post_tag_uses SET created_at = now() - interval '25 hours' WHERE post_id = $1`, [old.id]);
+    await sql(`UPDATE posts SET created_at = now() - interval '25 hours' WHERE id = $1`, [old.id]);
     const hidden = await aPost(app, people[2], { content: `#hidden_${m}` });
     await sql(`UPDATE posts SET hidden_at = now() WHERE id = $1`, [hidden.id]);
     for (let i = 0; i < 10; i++) await aPost(app, people[1], { content: `#filler${i}_${m}` });
@@ -345,6 +345,37 @@ describe('hashtags, the tag feed and trending tags', () => {
     for (const t of [`faraway_${m}`, `old_${m}`, `hidden_${m}`]) expect(tags).not.toContain(t);
     expect((await app.rest('GET', '/api/search/trending-tags/', { query: { location_id: '00000000-0000-4000-8000-000000000000' } })).status).toBe(404);
     expect((await app.rest('GET', '/api/search/trending-tags/', { query: {} })).body).toEqual({ location_id: [expect.any(String)] });
+  });
+
+  test('when a tagged post is edited, hidden and shown again, loses its place or is deleted, then trending and the tags found follow it', async () => {
+    const city = aCity();
+    const [ann, ben] = [await aResidentAt(app, city), await aResidentAt(app, city, 200, 0)];
+    const m = marker();
+    const trending = async () =>
+      Object.fromEntries(
+        (await app.rest('GET', '/api/search/trending-tags/', { query: { location_id: ann.locationId } })).body.results
+          .filter((r: any) => r.tag.endsWith(m))
+          .map((r: any) => [r.tag, r.posts_count]),
+      );
+    const found = async () => (await search(ann, { q: `#kept_${m}`, type: 'tags' })).results;
+    const edited = await aPost(app, ann, { content: `#gone_${m} #kept_${m}` });
+    const moved = await aPost(app, ben, { content: `#kept_${m}` });
+    const deleted = await aPost(app, ben, { content: `#kept_${m} #doomed_${m}` });
+    expect(await trending()).toEqual({ [`kept_${m}`]: 3, [`gone_${m}`]: 1, [`doomed_${m}`]: 1 });
+    expect(await found()).toEqual([{ tag: `kept_${m}`, posts_count: 3 }]);
+
+    expect((await app.rest('PATCH', `/api/feed/posts/${edited.id}/`, { token: ann.token, body: { content: `#kept_${m} #new_${m}` } })).status).toBe(200);
+    expect(await trending()).toEqual({ [`kept_${m}`]: 3, [`new_${m}`]: 1, [`doomed_${m}`]: 1 });
+    await sql(`UPDATE posts SET hidden_at = now() WHERE id = $1`, [edited.id]);
+    expect(await trending()).toEqual({ [`kept_${m}`]: 2, [`doomed_${m}`]: 1 });
+    expect(await found()).toEqual([{ tag: `kept_${m}`, posts_count: 2 }]);
+    await sql(`UPDATE posts SET hidden_at = NULL WHERE id = $1`, [edited.id]);
+    expect(await trending()).toEqual({ [`kept_${m}`]: 3, [`new_${m}`]: 1, [`doomed_${m}`]: 1 });
+    // A post whose place is gone (locations ON DELETE SET NULL) is no neighbourhood post: not counted anywhere.
+    await sql(`UPDATE posts SET location_id = NULL WHERE id = $1`, [moved.id]);
+    expect((await app.rest('DELETE', `/api/feed/posts/${deleted.id}/`, { token: ben.token })).status).toBe(204);
+    expect(await trending()).toEqual({ [`kept_${m}`]: 1, [`new_${m}`]: 1 });
+    expect(await found()).toEqual([{ tag: `kept_${m}`, posts_count: 1 }]);
   });
 });
 

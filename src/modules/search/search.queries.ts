@@ -302,16 +302,27 @@ export function placesStatement(q: NameQuery): SQL {
      LIMIT ${q.page.limit} OFFSET ${q.page.offset}`;
 }
 
+/**
+ * The tag uses that count (trending, the tags found): neighbourhood posts with tags, not hidden. Word for word the
+ * predicate of the partial index posts_tag_uses_idx (migration 0035), so that PostgreSQL reads that index: keep them
+ * the same.
+ */
+export const tagUsesIndexed = sql`p.tags <> '{}'::text[] AND p.hidden_at IS NULL AND p.location_id IS NOT NULL`;
+
 /** Tags equal to a #tag or a word typed, or starting with the last one; by how many neighbourhood posts carry them. */
 export function tagsStatement(exact: string[], prefix: string | null, page: Page): SQL {
   const conditions: SQL[] = [];
-  if (exact.length) conditions.push(sql`tag = ANY(${sql.param(exact)}::text[])`);
-  if (prefix) conditions.push(sql`tag LIKE ${likePrefix(prefix)}`);
+  if (exact.length) conditions.push(sql`t.tag = ANY(${sql.param(exact)}::text[])`);
+  if (prefix) conditions.push(sql`t.tag LIKE ${likePrefix(prefix)}`);
   if (!conditions.length) conditions.push(sql`FALSE`);
+  // A post's tags hold each tag once (hl_hashtags), so a row per (post, tag). Without a prefix, only the posts
+  // carrying one of the tags are read (the tags' GIN index); with one, every tag use (the partial index).
+  const carrying = prefix || !exact.length ? sql`TRUE` : sql`p.tags && ${sql.param(exact)}::text[]`;
   return sql`
-    SELECT tag, count(*)::int AS posts_count, count(*) OVER ()::int AS total
-      FROM post_tag_uses WHERE ${sql.join(conditions, sql` OR `)}
-     GROUP BY tag ORDER BY posts_count DESC, tag
+    SELECT t.tag, count(*)::int AS posts_count, count(*) OVER ()::int AS total
+      FROM posts p CROSS JOIN LATERAL unnest(p.tags) AS t(tag)
+     WHERE ${tagUsesIndexed} AND ${carrying} AND (${sql.join(conditions, sql` OR `)})
+     GROUP BY t.tag ORDER BY posts_count DESC, t.tag
      LIMIT ${page.limit} OFFSET ${page.offset}`;
 }
 

@@ -7,7 +7,7 @@ import { loadPosts } from '../posts/posts.queries.js';
 import { serializePost } from '../posts/posts.serializer.js';
 import { neighbourhoodOf } from '../feeds/scope.queries.js';
 import { TAG_RE } from './query-parser.js';
-import { postVisibleTo, type Origin } from './search.queries.js';
+import { postVisibleTo, tagUsesIndexed, type Origin } from './search.queries.js';
 import { resolveOrigin, SEARCH_PAGE } from './search.service.js';
 
 export const TRENDING_WINDOW_HOURS = 24;
@@ -16,16 +16,18 @@ export const TRENDING_MAX = 10;
 /**
  * Trending near a place: the tags of the neighbourhood posts of the last 24 hours of the place and its neighbours
  * (feeds' neighbourhood: the places whose boundary comes within 1 km of its own), ranked by how many different people
- * used them, then by posts. Read from post_tag_uses (kept by migration 0029's triggers), one index range per place:
- * never the posts table. Posts hidden by moderation and people who are not discoverable do not count.
+ * used them, then by posts. Read from posts_tag_uses_idx (migration 0035: the tagged neighbourhood posts that are not
+ * hidden, by place and time, with their author and tags), one index range per place: never all posts. Posts hidden by
+ * moderation and people who are not discoverable do not count.
  */
 export async function trendingTagsNear(locationId: string, limit = TRENDING_MAX): Promise<Array<{ tag: string; posts_count: number; people_count: number }>> {
   const places = await neighbourhoodOf(locationId);
   const ids = places.length ? places.map((p) => p.locationId) : [locationId];
   const { rows } = await currentDb().execute<{ tag: string; posts_count: number; people_count: number }>(sql`
-    SELECT t.tag, count(DISTINCT t.post_id)::int AS posts_count, count(DISTINCT t.user_id)::int AS people_count
-      FROM post_tag_uses t JOIN users u ON u.id = t.user_id
-     WHERE t.location_id = ANY(${sql.param(ids)}::uuid[]) AND t.created_at > now() - make_interval(hours => ${TRENDING_WINDOW_HOURS}) AND u.discoverable
+    SELECT t.tag, count(DISTINCT p.id)::int AS posts_count, count(DISTINCT p.user_id)::int AS people_count
+      FROM posts p CROSS JOIN LATERAL unnest(p.tags) AS t(tag) JOIN users u ON u.id = p.user_id
+     WHERE ${tagUsesIndexed} AND p.location_id = ANY(${sql.param(ids)}::uuid[])
+       AND p.created_at > now() - make_interval(hours => ${TRENDING_WINDOW_HOURS}) AND u.discoverable
      GROUP BY t.tag
      ORDER BY people_count DESC, posts_count DESC, t.tag
      LIMIT ${limit}`);
