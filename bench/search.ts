@@ -37,9 +37,9 @@ import { percentile } from './lib/stats.js';
  * query together, then the page with its post rows and snippets). Throughput ratio = service / bare.
  *
  * Write cost (phase `writes`, database hl_search_writes with 20,000 posts): posts.create (text, 200 characters with two
- * hashtags) by 20 clients for `--duration` seconds with the search column, its index and the tag triggers, then without
- * them (column and index dropped, triggers disabled), then with them again (put back as migration 0029 makes them),
- * twice each, alternating.
+ * hashtags) by 20 clients for `--duration` seconds with the search column, its index, the tags trigger and the tag uses'
+ * index, then without them (column and indexes dropped, trigger disabled; the tags' GIN index stays, over empty
+ * arrays), then with them again (put back as migrations 0029 and 0035 make them), twice each, alternating.
  */
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const PLACES = 10_000;
@@ -335,7 +335,7 @@ async function runPhase(database: 'server' | 'embedded' | 'writes'): Promise<Row
     }
     const sizes = await pool.query<{ name: string; size: string }>(`
       SELECT c.relname AS name, pg_size_pretty(pg_relation_size(c.oid)) AS size FROM pg_class c
-       WHERE c.relname IN ('posts', 'posts_search_gin', 'posts_tags_gin', 'comments_search_gin', 'post_tag_uses', 'post_tag_uses_place_idx', 'posts_pkey')
+       WHERE c.relname IN ('posts', 'posts_search_gin', 'posts_tags_gin', 'comments_search_gin', 'posts_tag_uses_idx', 'posts_pkey')
       UNION ALL SELECT 'posts.search_vector (column)', pg_size_pretty(sum(pg_column_size(search_vector))::bigint) FROM posts`);
     console.log(`${database} sizes (${posts} posts): ${sizes.rows.map((r) => `${r.name} ${r.size}`).join(', ')}`);
     rows.push({ name: `${database} sizes`, p50: 0, p99: 0, rps: 0, note: sizes.rows.map((r) => `${r.name} ${r.size}`).join(', ') });
@@ -373,17 +373,19 @@ async function writeCost(users: Awaited<ReturnType<typeof loadAuthUsers>>, baseU
   const pool = platform.database.pool;
   const migration = await fs.readFile(path.join(ROOT, 'src/models/migrations/0029_search.sql'), 'utf8');
   const expr = /ALTER TABLE posts ADD COLUMN search_vector tsvector GENERATED ALWAYS AS \(([\s\S]*?)\) STORED;/.exec(migration)![1];
+  // The tag uses that trending reads (migration 0035; 0029's post_tag_uses table and its trigger before).
+  const tagUses = /CREATE INDEX posts_tag_uses_idx [\s\S]*?;/.exec(await fs.readFile(path.join(ROOT, 'src/models/migrations/0035_tag_uses_index.sql'), 'utf8'))![0];
   const without = async () => {
     await pool.query('DROP INDEX IF EXISTS posts_search_gin');
     await pool.query('ALTER TABLE posts DROP COLUMN search_vector');
     await pool.query('ALTER TABLE posts DISABLE TRIGGER posts_set_tags');
-    await pool.query('ALTER TABLE posts DISABLE TRIGGER posts_tag_uses');
+    await pool.query('DROP INDEX IF EXISTS posts_tag_uses_idx');
   };
   const withCols = async () => {
     await pool.query(`ALTER TABLE posts ADD COLUMN search_vector tsvector GENERATED ALWAYS AS (${expr}) STORED`);
     await pool.query('CREATE INDEX posts_search_gin ON posts USING gin (search_vector)');
     await pool.query('ALTER TABLE posts ENABLE TRIGGER posts_set_tags');
-    await pool.query('ALTER TABLE posts ENABLE TRIGGER posts_tag_uses');
+    await pool.query(tagUses);
     await pool.query('VACUUM ANALYZE posts');
   };
   const runs: { with: Array<Awaited<ReturnType<typeof closedLoop>>>; without: Array<Awaited<ReturnType<typeof closedLoop>>> } = { with: [], without: [] };
