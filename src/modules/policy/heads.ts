@@ -28,14 +28,11 @@ export async function findPostHead(id: string, db: DbOrTx = currentDb()): Promis
 }
 
 export async function findCommentHead(id: string, db: DbOrTx = currentDb()): Promise<{ id: string; postId: string; authorId: string; hidden: boolean } | null> {
-  // Hidden: by moderation, itself or any comment it answers (a reply under a hidden comment goes with it).
+  // Hidden: by moderation, itself or any comment it answers (a reply under a hidden comment goes with it). The chain
+  // above is walked by hl_comment_under_hidden (migration 0036), the one walk search's comment rule uses too.
   const { rows } = await db.execute<{ id: string; post_id: string; user_id: string; hidden: boolean }>(sql`
-    WITH RECURSIVE chain AS (
-      SELECT id, parent_id, hidden_at FROM comments WHERE id = ${id}::uuid
-      UNION ALL
-      SELECT c.id, c.parent_id, c.hidden_at FROM comments c JOIN chain ON c.id = chain.parent_id
-    )
-    SELECT c.id, c.post_id, c.user_id, EXISTS (SELECT 1 FROM chain WHERE hidden_at IS NOT NULL) AS hidden
+    SELECT c.id, c.post_id, c.user_id,
+      (c.hidden_at IS NOT NULL OR (c.parent_id IS NOT NULL AND hl_comment_under_hidden(c.parent_id))) AS hidden
     FROM comments c WHERE c.id = ${id}::uuid`);
   const r = rows[0];
   return r ? { id: r.id, postId: r.post_id, authorId: r.user_id, hidden: r.hidden } : null;
