@@ -62,6 +62,10 @@ export interface DatabaseOptions {
  *   runs in WebAssembly without the timer signals the timeouts rely on (measured: `pg_sleep(2)` with a
  *   500 ms statement_timeout set by SET runs its full 2 s), and its one session is shared by every
  *   connection, so a SET would leak across them and ending "the idle session" would end the database's.
+ * - `jit` is off on server connections (a startup parameter too): the service's statements are short, and JIT
+ *   compilation costs tens of milliseconds whenever PostgreSQL's cost estimate passes `jit_above_cost`, which a
+ *   statement with a costly-looking filter does (search's comment window paid 50 ms of JIT for a 20 ms statement
+ *   before its rule was costed right: docs/modules/search.md). PGlite has no JIT.
  */
 export function openDatabase(connectionString: string, opts: DatabaseOptions): Database {
   const serverTimeouts = opts.embedded
@@ -69,6 +73,7 @@ export function openDatabase(connectionString: string, opts: DatabaseOptions): D
     : {
         ...(opts.statementTimeoutMs ? { statement_timeout: opts.statementTimeoutMs } : {}),
         ...(opts.idleInTransactionTimeoutMs ? { idle_in_transaction_session_timeout: opts.idleInTransactionTimeoutMs } : {}),
+        options: '-c jit=off',
       };
   const pool = new pg.Pool({
     connectionString,

@@ -197,3 +197,12 @@ describe('timeouts: nothing waits forever', () => {
     expect(socket).toEqual({ status: 503, body: { detail: 'Service temporarily unavailable, try again later.' } });
   });
 });
+
+describe('server connections', () => {
+  // PGlite has no JIT (and shares one session, so it takes no startup parameters): server databases only.
+  // This file's app has a pool of one connection: what it answers is what every connection of a pool is opened with.
+  (process.env.TEST_EMBEDDED ? test.skip : test)('a connection of the pool runs with JIT off, so no short statement pays a JIT compilation', async () => {
+    const { rows } = await platform.db.execute<{ jit: string }>(dsql`SHOW jit`);
+    expect(rows[0].jit).toBe('off');
+  });
+});
