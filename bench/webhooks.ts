@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
 import { Worker } from 'node:worker_threads';
 import { createDatabaseIfMissing } from './lib/harness.js';
-import { percentile } from './lib/stats.js';
+import { bootstrapRatioInterval, percentile } from './lib/stats.js';
 import { serviceEnv, startScript } from './media-start.js';
 
 /**
@@ -48,6 +48,8 @@ export interface WebhooksOptions {
 export interface WebhooksResult {
   rows: Array<{ name: string; n: number; p50: number; p90: number; p99: number; max: number; note?: string }>;
   orderP99Ratio: number;
+  /** The ratio's 95 % bootstrap interval over these very samples: how far it moves by chance alone. */
+  orderP99RatioInterval: [number, number];
   failing: { orders: number; delivered: number; missing: number; requests: number; answered500: number; duplicateIdsForOneOrder: number; sameIdAcceptedAgain: number; invalidSignatures: number; lastDeliveredAfterRecoveryMs: number };
   load: string;
 }
@@ -312,6 +314,7 @@ export async function runWebhooks(opts: WebhooksOptions): Promise<WebhooksResult
     return {
       rows,
       orderP99Ratio: p99('order (store with one webhook)') / p99('order (store with no webhook)'),
+      orderP99RatioInterval: bootstrapRatioInterval(withHook.map((p) => p.answeredMs), without.map((p) => p.answeredMs), 99),
       failing,
       load: os.loadavg().map((n) => n.toFixed(2)).join(' '),
     };
@@ -330,7 +333,7 @@ export function formatWebhooks(result: WebhooksResult, opts: WebhooksOptions): s
     '| case | n | p50 ms | p90 ms | p99 ms | max ms | note |',
     '|---|---|---|---|---|---|---|',
     ...result.rows.map((r) => `| ${r.name} | ${r.n} | ${f(r.p50)} | ${f(r.p90)} | ${f(r.p99)} | ${f(r.max)} | ${r.note ?? ''} |`),
-    `order p99 with a webhook / without: ${result.orderP99Ratio.toFixed(2)}x`,
+    `order p99 with a webhook / without: ${result.orderP99Ratio.toFixed(2)}x (95 % bootstrap interval ${result.orderP99RatioInterval.map((x) => x.toFixed(2)).join('-')})`,
     `receiver answering 500 for ${opts.failingSeconds} s: ${JSON.stringify(result.failing)}`,
   ];
   return lines.join('\n');

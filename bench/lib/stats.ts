@@ -71,3 +71,31 @@ export function formatTable(title: string, rows: Summary[]): string {
   const notes = rows.filter((r) => r.note).map((r) => `  ${r.name}: ${r.note}`);
   return [`\n== ${title}`, line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(line), ...notes].join('\n');
 }
+
+/**
+ * How far a ratio of two percentiles can move on samples like these: the 2.5th and 97.5th percentiles of the ratio
+ * over `resamples` bootstrap resamples (each set drawn again with replacement, at its own size). A seeded generator,
+ * so one run's interval is repeatable. A p99 ratio of two sets of a few thousand latencies moves by tens of percent
+ * between runs of one tree; the interval says whether a difference from a target is more than that.
+ */
+export function bootstrapRatioInterval(numerator: number[], denominator: number[], p: number, resamples = 1000, seed = 1): [number, number] {
+  let state = seed >>> 0 || 1;
+  const random = () => {
+    // xorshift32
+    state ^= state << 13;
+    state >>>= 0;
+    state ^= state >>> 17;
+    state ^= state << 5;
+    state >>>= 0;
+    return state / 0x100000000;
+  };
+  const draw = (values: number[]) => {
+    const out = new Array<number>(values.length);
+    for (let i = 0; i < values.length; i++) out[i] = values[Math.floor(random() * values.length)];
+    return out.sort((a, b) => a - b);
+  };
+  const ratios: number[] = [];
+  for (let r = 0; r < resamples; r++) ratios.push(percentile(draw(numerator), p) / percentile(draw(denominator), p));
+  ratios.sort((a, b) => a - b);
+  return [percentile(ratios, 2.5), percentile(ratios, 97.5)];
+}
