@@ -20,8 +20,15 @@ export const serverEvents = {
   'post:updated': { payload: zPostBody, about: 'Its author edited a post the socket hears (the whole post; edited_at set)' },
   'post:deleted': { payload: zPostRef, about: 'A post went away (deleted, hidden, its community deleted)' },
   'post:stats': {
-    payload: z.object({ post_id: z.string(), likes_count: z.number().int(), comments_count: z.number().int(), views_count: z.number().int() }),
-    about: "A post's counters, at most once a second per post",
+    payload: z.object({
+      post_id: z.string(),
+      likes_count: z.number().int(),
+      comments_count: z.number().int(),
+      views_count: z.number().int(),
+      going_count: z.number().int().optional(),
+      interested_count: z.number().int().optional(),
+    }),
+    about: "A post's counters, at most once a second per post (an event's also carry its going and interested counts)",
   },
   'comment:created': { payload: zCommentBody, about: 'A comment on a post whose room the socket subscribed to' },
   'comment:updated': { payload: zCommentBody, about: 'Its author edited a comment on a post whose room the socket subscribed to' },

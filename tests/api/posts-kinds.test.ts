@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import ICAL from 'ical.js';
-import { startTestApp, unique, type TestApp } from '../helpers/test-app.js';
+import { nextEvent, startTestApp, unique, type TestApp } from '../helpers/test-app.js';
 import type { TestUser } from '../builders/users.js';
 import { aNeighbourhood, aPost, aResidentOf } from '../builders/posts.js';
 import { aCrowd } from '../builders/crowd.js';
@@ -141,6 +141,35 @@ describe('events', () => {
     expect(await answer(0, ann, event.id, 'maybe')).toEqual({ status: 400, body: { status: ['"maybe" is not a valid choice.'] } });
     expect((await answer(1, ann, crypto.randomUUID(), 'going')).status).toBe(404);
     expect((await app.rest('POST', `/api/feed/posts/${event.id}/rsvp/`, { body: { status: 'going' } })).status).toBe(401);
+  });
+
+  test('when neighbours answer an event, then whoever has it open hears the going and interested counts live in post:stats; a plain post\'s carry none', async () => {
+    const { founder, ...place } = await aNeighbourhood(app);
+    const [ann, ben] = [await aResidentOf(app, { ...place, locationId: place.locationId }), await aResidentOf(app, { ...place, locationId: place.locationId })];
+    const event = await anEvent(founder);
+    const watcher = await app.socket(); // a display, or an app with the event open
+    expect(await watcher.timeout(5000).emitWithAck('subscribe', { channel: 'post', id: event.id })).toMatchObject({ status: 200 });
+    const first = nextEvent(watcher, 'post:stats');
+    await answer(0, ann, event.id, 'going');
+    expect(await first).toEqual({ post_id: event.id, likes_count: 0, comments_count: 0, views_count: 0, going_count: 1, interested_count: 0 });
+    // The next push comes after the coalescing second, with the counts as they are then (over the socket this time).
+    const next = nextEvent(watcher, 'post:stats', 3000);
+    await answer(1, ben, event.id, 'interested');
+    expect(await next).toEqual({ post_id: event.id, likes_count: 0, comments_count: 0, views_count: 0, going_count: 1, interested_count: 1 });
+    // An answer that changes nothing pushes nothing.
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const quiet = nextEvent(watcher, 'post:stats', 1500).then(
+      (stats) => stats,
+      () => null,
+    );
+    await answer(0, ben, event.id, 'interested');
+    expect(await quiet).toBeNull();
+    // A plain post's stats carry no event counts.
+    const text = await aPost(app, founder);
+    expect(await watcher.timeout(5000).emitWithAck('subscribe', { channel: 'post', id: text.id })).toMatchObject({ status: 200 });
+    const liked = nextEvent(watcher, 'post:stats');
+    await app.rest('POST', `/api/feed/posts/${text.id}/like/`, { token: ann.token });
+    expect(await liked).toEqual({ post_id: text.id, likes_count: 1, comments_count: 0, views_count: 0 });
   });
 
   test('when 30 neighbours answer going to an event of capacity 7 at once (both transports), then exactly 7 are going and the others get 400', async () => {

@@ -2836,12 +2836,14 @@ export interface ServerEvents {
   "post:deleted": {
     id: string;
   };
-  /** A post's counters, at most once a second per post */
+  /** A post's counters, at most once a second per post (an event's also carry its going and interested counts) */
   "post:stats": {
     post_id: string;
     likes_count: number;
     comments_count: number;
     views_count: number;
+    going_count?: number;
+    interested_count?: number;
   };
   /** A comment on a post whose room the socket subscribed to */
   "comment:created": Comment;

@@ -49,7 +49,7 @@ export interface RsvpAnswer {
  */
 export async function rsvp(ctx: AuthedContext, input: { post_id: string; status: RsvpStatus }): Promise<RsvpAnswer> {
   await requireViewablePostById(ctx.user, input.post_id);
-  return transaction(platform.db, async (tx) => {
+  return transaction(platform.db, async (tx, events) => {
     const { rows } = await tx.execute<{ capacity: number | null; going_count: number; starts_at: Date | string; ends_at: Date | string | null; mine: 'going' | 'interested' | null }>(sql`
       SELECT e.capacity, e.going_count, e.starts_at, e.ends_at,
         (SELECT r.status FROM event_rsvps r WHERE r.post_id = e.post_id AND r.user_id = ${ctx.user.id}::uuid) AS mine
@@ -62,12 +62,14 @@ export async function rsvp(ctx: AuthedContext, input: { post_id: string; status:
       throw fieldError('status', `This event is full: ${event.capacity} going.`);
     }
     if (input.status === 'not_going') {
-      await tx.execute(sql`DELETE FROM event_rsvps WHERE post_id = ${input.post_id}::uuid AND user_id = ${ctx.user.id}::uuid`);
+      if (event.mine) await tx.execute(sql`DELETE FROM event_rsvps WHERE post_id = ${input.post_id}::uuid AND user_id = ${ctx.user.id}::uuid`);
     } else if (event.mine !== input.status) {
       await tx.execute(sql`
         INSERT INTO event_rsvps (post_id, user_id, status) VALUES (${input.post_id}::uuid, ${ctx.user.id}::uuid, ${input.status})
         ON CONFLICT (post_id, user_id) DO UPDATE SET status = EXCLUDED.status, updated_at = now()`);
     }
+    // The counts moved: post:stats carries them to whoever has the event open, as a like's (stats-coalescer.ts).
+    if ((event.mine ?? 'not_going') !== input.status) events.add('post.counters_changed', { postId: input.post_id });
     const record = (await loadEventsOfPosts([input.post_id], ctx.user.id, tx)).get(input.post_id)!;
     return { message: input.status === 'not_going' ? 'RSVP removed.' : 'RSVP recorded.', status: input.status, event_data: serializeEvent(record) };
   });

@@ -11,6 +11,9 @@ export interface PostStats {
   likes_count: number;
   comments_count: number;
   views_count: number;
+  /** An event's answers (event posts only): an RSVP changes them as a like changes likes_count. */
+  going_count?: number;
+  interested_count?: number;
 }
 
 declare module '../../core/events.js' {

@@ -322,10 +322,25 @@ export async function findAuthorLocation(userId: string, db: DbOrTx = currentDb(
   return rows[0] ?? null;
 }
 
-/** Current counters of a post (the coalesced `post:stats` reads them when it fires), and whether moderation hid it. */
+/**
+ * Current counters of a post (the coalesced `post:stats` reads them when it fires), an event's answers (null for
+ * other posts), and whether moderation hid it.
+ */
 export async function findPostStats(id: string, db: DbOrTx = currentDb()) {
-  const { rows } = await db.execute<{ user_id: string; likes_count: number; comments_count: number; views_count: number; location_id: string | null; community_id: string | null; hidden: boolean }>(
-    sql`SELECT user_id, likes_count, comments_count, views_count, location_id, community_id, hidden_at IS NOT NULL AS hidden FROM posts WHERE id = ${id}::uuid`,
+  const { rows } = await db.execute<{
+    user_id: string;
+    likes_count: number;
+    comments_count: number;
+    views_count: number;
+    going_count: number | null;
+    interested_count: number | null;
+    location_id: string | null;
+    community_id: string | null;
+    hidden: boolean;
+  }>(
+    sql`SELECT p.user_id, p.likes_count, p.comments_count, p.views_count, e.going_count, e.interested_count, p.location_id, p.community_id,
+      p.hidden_at IS NOT NULL AS hidden
+    FROM posts p LEFT JOIN post_events e ON e.post_id = p.id WHERE p.id = ${id}::uuid`,
   );
   return rows[0] ?? null;
 }

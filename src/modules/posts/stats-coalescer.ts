@@ -42,7 +42,14 @@ async function push(postId: string): Promise<void> {
     const row = await findPostStats(postId, platform.db);
     if (!row) return; // deleted meanwhile: post:deleted says so
     domainEvents.publish('post.stats', {
-      stats: { post_id: postId, likes_count: row.likes_count, comments_count: row.comments_count, views_count: row.views_count },
+      stats: {
+        post_id: postId,
+        likes_count: row.likes_count,
+        comments_count: row.comments_count,
+        views_count: row.views_count,
+        // An event's answers, live as its likes are (an RSVP raises post.counters_changed); other posts carry none.
+        ...(row.going_count !== null ? { going_count: row.going_count, interested_count: row.interested_count ?? 0 } : {}),
+      },
       authorId: row.user_id,
       // A post hidden by moderation is heard of in its own room only, which only its author's devices (and staff)
       // may hold; its location's and community's rooms lost it (post:deleted).
