@@ -143,7 +143,7 @@ async function main() {
     };
     const result = await runWebhooks(opts);
     console.log(formatWebhooks(result, opts));
-    console.log(`  results: ${await writeResults('webhooks', result.rows, { ...opts, orderP99Ratio: result.orderP99Ratio, orderP99RatioInterval: result.orderP99RatioInterval, failing: result.failing, load: result.load })}`);
+    console.log(`  results: ${await writeResults('webhooks', result.rows, { ...opts, orderP99Ratio: result.orderP99Ratio, orderP99RatioInterval: result.orderP99RatioInterval, failing: result.failing, load: result.load, receiverNiced: result.receiverNiced })}`);
   }
   if (names.includes('search')) {
     // Each database in a process of its own (bench/search.ts prints its table and writes bench/results/search-*.json).

@@ -14,7 +14,9 @@ import { serviceEnv, startScript } from './media-start.js';
  * `npm run bench -- webhooks` (issue 37): orders at 50 a second (open loop: one sent every 20 ms whatever the
  * answers) to a service in a process of its own (`npm start`'s command, PostgreSQL), with a loopback receiver in a
  * thread of this process verifying each request with `standardwebhooks` (its own thread: a receiver stands in for
- * another machine, and in this thread its work would delay the timing of the orders' answers).
+ * another machine, and in this thread its work would delay the timing of the orders' answers; and at the lowest
+ * priority, nice 19 for that thread alone, so that it runs on time the machine has spare rather than taking it from
+ * the service under test, as a receiver on another machine would not: the header's line says whether it took).
  *
  * - rounds: orders of a store with one webhook subscribed to `order.created` and of a store with none take turns
  *   (`--rounds` of `--round-seconds` each), so the two see the same machine. Figures: the order's answer time (sent
@@ -52,6 +54,8 @@ export interface WebhooksResult {
   orderP99RatioInterval: [number, number];
   failing: { orders: number; delivered: number; missing: number; requests: number; answered500: number; duplicateIdsForOneOrder: number; sameIdAcceptedAgain: number; invalidSignatures: number; lastDeliveredAfterRecoveryMs: number };
   load: string;
+  /** Whether the receiver's thread runs at the lowest priority (nice 19), as it stands in for another machine. */
+  receiverNiced: boolean;
 }
 
 const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/hl_webhooks_bench';
@@ -73,7 +77,7 @@ async function startReceiver() {
   const worker = new Worker(new URL('./lib/webhook-receiver.worker.mjs', import.meta.url));
   const waiting = new Map<number, (answer: any) => void>();
   let nextId = 1;
-  const ready = new Promise<number>((resolve) => waiting.set(0, (m) => resolve(m.port)));
+  const ready = new Promise<{ port: number; niced: boolean }>((resolve) => waiting.set(0, (m) => resolve(m)));
   worker.on('message', (m) => {
     waiting.get(m.id)?.(m);
     waiting.delete(m.id);
@@ -84,12 +88,13 @@ async function startReceiver() {
       waiting.set(id, resolve);
       worker.postMessage({ id, ...message });
     });
-  const port = await ready;
+  const { port, niced } = await ready;
   // Its clock is read on the epoch's scale; this thread's performance.now() starts at its own timeOrigin.
   const arrivals = async (from = 0): Promise<Arrival[]> =>
     ((await ask({ op: 'arrivals', from })).arrivals as Arrival[]).map((a) => ({ ...a, at: a.at - performance.timeOrigin }));
   return {
     url: `http://127.0.0.1:${port}/hooks`,
+    niced,
     arrivals,
     setSecret: (secret: string) => ask({ op: 'secret', value: secret }),
     setStatus: (status: number) => ask({ op: 'status', value: status }),
@@ -317,6 +322,7 @@ export async function runWebhooks(opts: WebhooksOptions): Promise<WebhooksResult
       orderP99RatioInterval: bootstrapRatioInterval(withHook.map((p) => p.answeredMs), without.map((p) => p.answeredMs), 99),
       failing,
       load: os.loadavg().map((n) => n.toFixed(2)).join(' '),
+      receiverNiced: receiver.niced,
     };
   } finally {
     service.child.kill('SIGTERM');
@@ -329,7 +335,7 @@ export async function runWebhooks(opts: WebhooksOptions): Promise<WebhooksResult
 export function formatWebhooks(result: WebhooksResult, opts: WebhooksOptions): string {
   const f = (n: number | undefined) => (n === undefined ? '-' : n.toFixed(1));
   const lines = [
-    `webhooks: ${opts.rate} orders/s over ${opts.products} products a store, ${opts.rounds} rounds of ${opts.roundSeconds} s each way (load average ${result.load})`,
+    `webhooks: ${opts.rate} orders/s over ${opts.products} products a store, ${opts.rounds} rounds of ${opts.roundSeconds} s each way (load average ${result.load}; receiver thread ${result.receiverNiced ? 'at nice 19' : 'at normal priority'})`,
     '| case | n | p50 ms | p90 ms | p99 ms | max ms | note |',
     '|---|---|---|---|---|---|---|',
     ...result.rows.map((r) => `| ${r.name} | ${r.n} | ${f(r.p50)} | ${f(r.p90)} | ${f(r.p99)} | ${f(r.max)} | ${r.note ?? ''} |`),
