@@ -24,7 +24,9 @@ import { percentile } from './lib/stats.js';
  * one author per place, N posts (1,000,000 on the server by default, 100,000 on the embedded database) of 10
  * pseudo-words drawn from 3,000 with a skew (the 11th word is in about 5 % of posts), plus real words on a schedule:
  * "plumber" (2 %), "plumbing" (1.4 %), "street party" (0.5 %) and "street ... party" apart (0.5 %), "zanzibarite"
- * (1 in 100,000). Creation times over 90 days. With `--type=comments`, N comments (200,000 by default) copied from a
+ * (1 in 100,000). Creation times over 90 days, written oldest first as a service writes them (so the table's physical
+ * order follows time, which the newest-first walk of search reads: with random times, as the v1 dataset had, each
+ * row it read was on a page of its own). With `--type=comments`, N comments (200,000 by default) copied from a
  * sample of those posts (TABLESAMPLE BERNOULLI, REPEATABLE): each under the post it copies, by its author, with its
  * text and creation time, so the words are as common in comments as in posts, the rare word's 10 posts all copied
  * (generated once, kept, marked too).
@@ -44,7 +46,8 @@ import { percentile } from './lib/stats.js';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const PLACES = 10_000;
 const CLIENTS = 20;
-const DATASET = 'search-v1';
+// v2: posts are written oldest first (v1 gave each a random time, so the table's order had nothing to do with time).
+const DATASET = 'search-v2';
 const CHUNK = 100_000;
 
 const argv = process.argv.slice(2);
@@ -80,16 +83,23 @@ async function ensureDataset(pool: pg.Pool, posts: number, regenerate: boolean):
   const client = await pool.connect();
   try {
     await client.query('SET statement_timeout = 0');
-    const resume = !regenerate && Number((await client.query(`SELECT count(*) AS n FROM locations WHERE city = 'Searchbench'`)).rows[0].n) === PLACES;
+    // Only a generation of this very dataset (its `:started` mark) is resumed; another version's posts are cleared,
+    // and with them every mark (the comments are copied from the posts).
+    const begun = Number((await client.query('SELECT count(*) AS n FROM bench_dataset WHERE name = $1', [`${name}:started`])).rows[0].n) === 1;
+    const resume = !regenerate && begun && Number((await client.query(`SELECT count(*) AS n FROM locations WHERE city = 'Searchbench'`)).rows[0].n) === PLACES;
     let done = 0;
     if (resume) {
       done = Number((await client.query(`SELECT count(*) AS n FROM posts WHERE user_id IN (SELECT id FROM users WHERE username LIKE 'searchbench\\_%')`)).rows[0].n);
       step(`resuming after ${done} posts`);
     } else {
-      await client.query(`DELETE FROM bench_dataset WHERE name LIKE '${DATASET}:%'`);
+      await client.query(`DELETE FROM bench_dataset WHERE name LIKE 'search-v%'`);
+      await client.query('INSERT INTO bench_dataset (name) VALUES ($1)', [`${name}:started`]);
       await client.query(`DELETE FROM posts WHERE user_id IN (SELECT id FROM users WHERE username LIKE 'searchbench\\_%')`);
       await client.query(`DELETE FROM users WHERE username LIKE 'searchbench\\_%'`);
       await client.query(`DELETE FROM locations WHERE city = 'Searchbench'`);
+      // The deleted rows' space given back (quick: few rows are left), so that the new posts are written in order
+      // from the table's start and the sizes printed are the dataset's, not its predecessor's too.
+      await client.query('VACUUM FULL posts');
       step('cleared');
       await client.query('SELECT setseed(0.36)');
       await client.query(`
@@ -117,7 +127,7 @@ async function ensureDataset(pool: pg.Pool, posts: number, regenerate: boolean):
       }
       const to = Math.min(posts, from + CHUNK - 1);
       await client.query(`
-        WITH draws AS MATERIALIZED (SELECT g, random() AS pick, random() AS age FROM generate_series(${from}, ${to}) g)
+        WITH draws AS MATERIALIZED (SELECT g, random() AS pick, (${posts} - g + random()) / ${posts} AS age FROM generate_series(${from}, ${to}) g)
         INSERT INTO posts (user_id, post_type, content, location_id, created_at, updated_at)
         SELECT a.user_id, 'text',
                (SELECT string_agg(w.word, ' ') FROM (SELECT floor(3000 * random() ^ 3)::int AS k FROM generate_series(1, 10 + 0 * d.g)) r JOIN sb_words w ON w.k = r.k)
@@ -133,6 +143,7 @@ async function ensureDataset(pool: pg.Pool, posts: number, regenerate: boolean):
     await client.query('ANALYZE users');
     step('analyzed');
     await client.query('INSERT INTO bench_dataset (name, seconds) VALUES ($1, $2)', [name, (Date.now() - started) / 1000]);
+    await client.query('DELETE FROM bench_dataset WHERE name = $1', [`${name}:started`]);
     return true;
   } finally {
     await client.query('DROP TABLE IF EXISTS sb_places, sb_authors, sb_words').catch(() => undefined);
@@ -166,6 +177,7 @@ async function ensureComments(pool: pg.Pool, count: number): Promise<void> {
     await client.query(copy(`posts p TABLESAMPLE BERNOULLI (${percent}) REPEATABLE (36)`, `NOT p.search_vector @@ to_tsquery('hl_search', 'zanzibarite')`, count - rare));
     await client.query('VACUUM ANALYZE comments');
     await client.query('INSERT INTO bench_dataset (name, seconds) VALUES ($1, $2)', [name, (Date.now() - started) / 1000]);
+    await client.query('DELETE FROM bench_dataset WHERE name = $1', [`${name}:started`]);
     console.log(`[search data] ${count} comments copied from posts (${((Date.now() - started) / 1000).toFixed(0)} s)`);
   } finally {
     client.release();
@@ -316,6 +328,8 @@ async function runPhase(database: 'server' | 'embedded' | 'writes'): Promise<Row
         const service = combine(serviceRuns);
         const bareRun = combine(bareRuns);
         const statements = recorded.get(0)!.length;
+        // SEARCH_BENCH_DUMP=dir: the recorded statements of the first caller, as JSON, for EXPLAIN by hand.
+        if (process.env.SEARCH_BENCH_DUMP) await fs.writeFile(path.join(process.env.SEARCH_BENCH_DUMP, `${database}-${name.replace(/ /g, "-")}.json`), JSON.stringify(recorded.get(0)));
         if (process.env.SEARCH_BENCH_DEBUG) {
           for (const st of recorded.get(0)!) console.log(st.batch, st.text.replace(/\s+/g, ' ').slice(0, 160));
           const t0 = performance.now();
