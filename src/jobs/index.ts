@@ -14,6 +14,7 @@ import { fileDeletionsJob } from '../modules/media/file-deletions.job.js';
 import { webhooksHousekeepingJob } from '../modules/webhooks/webhooks.job.js';
 import { outboxGivenUpCleanupJob } from '../platform/outbox-cleanup.job.js';
 import { notificationDigestJob } from '../modules/notifications/digest.job.js';
+import { tagStatsRefreshJob } from '../modules/search/tag-stats.job.js';
 
 /**
  * Scheduled jobs. Each runs under a Redis lock when several nodes run, so only one node does the work.
@@ -37,6 +38,7 @@ export const JOBS: JobDefinition[] = [
   webhooksHousekeepingJob,
   outboxGivenUpCleanupJob,
   notificationDigestJob,
+  tagStatsRefreshJob,
 ];
 
 export interface Jobs {

@@ -6,6 +6,7 @@ import { aBlock, aMute } from '../builders/safety.js';
 import { aCommunity } from '../builders/communities.js';
 import { aProduct, aStore } from '../builders/stores.js';
 import type { TestUser } from '../builders/users.js';
+import { tagStatsRefreshJob } from '../../src/modules/search/tag-stats.job.js';
 
 /**
  * search.query, the tag feed and trending tags (DESIGN.md section 11, docs/modules/search.md). Every rule is asked over
@@ -357,7 +358,11 @@ describe('hashtags, the tag feed and trending tags', () => {
           .filter((r: any) => r.tag.endsWith(m))
           .map((r: any) => [r.tag, r.posts_count]),
       );
-    const found = async () => (await search(ann, { q: `#kept_${m}`, type: 'tags' })).results;
+    // The tags found are counted by search.tag_stats_refresh (every 5 minutes; tests/api/search-tag-dictionary.test.ts).
+    const found = async () => {
+      await tagStatsRefreshJob.run();
+      return (await search(ann, { q: `#kept_${m}`, type: 'tags' })).results;
+    };
     const edited = await aPost(app, ann, { content: `#gone_${m} #kept_${m}` });
     const moved = await aPost(app, ben, { content: `#kept_${m}` });
     const deleted = await aPost(app, ben, { content: `#kept_${m} #doomed_${m}` });

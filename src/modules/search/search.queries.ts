@@ -303,26 +303,37 @@ export function placesStatement(q: NameQuery): SQL {
 }
 
 /**
- * The tag uses that count (trending, the tags found): neighbourhood posts with tags, not hidden. Word for word the
- * predicate of the partial index posts_tag_uses_idx (migration 0035), so that PostgreSQL reads that index: keep them
- * the same.
+ * The tag uses that count (trending; the tag dictionary's counts, tag-stats.ts): neighbourhood posts with tags, not
+ * hidden. Word for word the predicate of the partial index posts_tag_uses_idx (migration 0035), so that PostgreSQL
+ * reads that index, and the rule of the trigger that enters new tags in the dictionary (0037): keep them the same.
  */
 export const tagUsesIndexed = sql`p.tags <> '{}'::text[] AND p.hidden_at IS NULL AND p.location_id IS NOT NULL`;
 
-/** Tags equal to a #tag or a word typed, or starting with the last one; by how many neighbourhood posts carry them. */
+/** At most this many tags are considered for one search's tags (its count included): see tagsStatement. */
+export const TAGS_CONSIDERED = 1000;
+
+/**
+ * Tags equal to a #tag or a word typed, or starting with the last one; by how many neighbourhood posts carry them.
+ * Read from the tag dictionary `tag_stats` alone (migration 0037), never from posts: an exact tag is one lookup of
+ * its primary key, a prefix one range of it (COLLATE "C"). The counts are search.tag_stats_refresh's (every 5
+ * minutes; a new tag enters at once, counted 1). At most TAGS_CONSIDERED tags are considered, and counted: the exact
+ * ones, then those starting with the prefix in code point order, so a short prefix in a large dictionary ranks the
+ * first 1,000 tags it starts, not all (typing on narrows them).
+ */
 export function tagsStatement(exact: string[], prefix: string | null, page: Page): SQL {
-  const conditions: SQL[] = [];
-  if (exact.length) conditions.push(sql`t.tag = ANY(${sql.param(exact)}::text[])`);
-  if (prefix) conditions.push(sql`t.tag LIKE ${likePrefix(prefix)}`);
-  if (!conditions.length) conditions.push(sql`FALSE`);
-  // A post's tags hold each tag once (hl_hashtags), so a row per (post, tag). Without a prefix, only the posts
-  // carrying one of the tags are read (the tags' GIN index); with one, every tag use (the partial index).
-  const carrying = prefix || !exact.length ? sql`TRUE` : sql`p.tags && ${sql.param(exact)}::text[]`;
+  const exactTags = sql`${sql.param(exact)}::text[]`;
+  const branches: SQL[] = [];
+  if (exact.length) branches.push(sql`SELECT s.tag, s.posts_count, 0 AS k FROM tag_stats s WHERE s.tag = ANY(${exactTags}) AND s.posts_count > 0`);
+  if (prefix) {
+    branches.push(sql`(SELECT s.tag, s.posts_count, 1 AS k FROM tag_stats s
+        WHERE s.tag LIKE ${likePrefix(prefix)} AND NOT (s.tag = ANY(${exactTags})) AND s.posts_count > 0
+        ORDER BY s.tag LIMIT ${TAGS_CONSIDERED})`);
+  }
+  if (!branches.length) branches.push(sql`SELECT NULL::text AS tag, 0 AS posts_count, 0 AS k WHERE FALSE`);
   return sql`
-    SELECT t.tag, count(*)::int AS posts_count, count(*) OVER ()::int AS total
-      FROM posts p CROSS JOIN LATERAL unnest(p.tags) AS t(tag)
-     WHERE ${tagUsesIndexed} AND ${carrying} AND (${sql.join(conditions, sql` OR `)})
-     GROUP BY t.tag ORDER BY posts_count DESC, t.tag
+    SELECT m.tag, m.posts_count, count(*) OVER ()::int AS total
+      FROM (SELECT u.tag, u.posts_count FROM (${sql.join(branches, sql` UNION ALL `)}) u ORDER BY u.k, u.tag LIMIT ${TAGS_CONSIDERED}) m
+     ORDER BY m.posts_count DESC, m.tag
      LIMIT ${page.limit} OFFSET ${page.offset}`;
 }
 
