@@ -1,6 +1,5 @@
 import { sql } from 'drizzle-orm';
 import { platform } from '../../platform/index.js';
-import { transaction } from '../../platform/db.js';
 import { tagUsesIndexed } from './search.queries.js';
 
 /**
@@ -15,7 +14,8 @@ import { tagUsesIndexed } from './search.queries.js';
  *   (b) the STALE_TAGS_PER_RUN tags counted longest ago, so that hides, deletions, edits and moves are seen too:
  *       every tag is counted again at least every (tags in the dictionary / STALE_TAGS_PER_RUN) runs (a day at
  *       144,000 tags). Tags at 0 stay (not found, posts_count > 0): deleting them would race a post entering it.
- * Counting one tag reads the posts carrying it through the tags' GIN index (`tags @> ARRAY[tag]`).
+ * Counting one tag reads the posts carrying it through the tags' GIN index (`tags @> ARRAY[tag]`), outside any
+ * write; the counts are then written TAGS_PER_WRITE at a time, so no row of the dictionary stays locked for long.
  */
 export const RECENT_TAGS_PER_RUN = 1000;
 export const STALE_TAGS_PER_RUN = 500;
@@ -28,40 +28,49 @@ export const LATE_COMMIT_MARGIN = '1 minute';
 export const RECENT_WINDOW_MAX = '1 hour';
 
 /**
- * The posts that count for one tag, through the tags' GIN index. `tag_stats.tag` is COLLATE "C" and `posts.tags` of
- * the default collation: PostgreSQL uses an index only for an expression of the index's collation, hence the COLLATE.
+ * Tags counted, then written, per statement: a write holds its rows' locks (and makes a post bringing one of those
+ * tags wait in its ON CONFLICT) for a few milliseconds only, never while counting.
  */
-const postsCounting = (tag: ReturnType<typeof sql>) =>
-  sql`(SELECT count(*) FROM posts p WHERE p.tags @> ARRAY[${tag} COLLATE "default"]::text[] AND ${tagUsesIndexed})::int`;
+export const TAGS_PER_WRITE = 100;
 
 export async function refreshTagStats(): Promise<{ recent: number; stale: number }> {
-  return transaction(platform.db, async (tx) => {
-    // The state row's lock makes two runs at once (nodes without Redis) take turns; `now()` is this transaction's
-    // start, so the next run's window begins where this one's snapshot ended (less the margin).
-    const { rows: state } = await tx.execute<{ since: string }>(sql`
-      SELECT greatest(counted_until - ${LATE_COMMIT_MARGIN}::interval, now() - ${RECENT_WINDOW_MAX}::interval)::text AS since
-        FROM tag_stats_state FOR UPDATE`);
-    const since = state[0]?.since ?? null;
-    // (a) Those used most since first (past the limit, the others wait for (b)); written in tag order, so two runs
-    // (or a run and a trigger) never lock the same rows in two orders.
-    const { rows: recent } = await tx.execute(sql`
-      INSERT INTO tag_stats AS s (tag, posts_count, refreshed_at)
-      SELECT r.tag, ${postsCounting(sql`r.tag`)}, now()
-        FROM (SELECT t.tag FROM posts p CROSS JOIN LATERAL unnest(p.tags) AS t(tag)
-               WHERE p.created_at >= ${since ?? sql`now()`}::timestamptz AND ${tagUsesIndexed}
-               GROUP BY t.tag ORDER BY count(*) DESC, t.tag LIMIT ${RECENT_TAGS_PER_RUN}) r
-       ORDER BY r.tag
-      ON CONFLICT (tag) DO UPDATE SET posts_count = EXCLUDED.posts_count, refreshed_at = EXCLUDED.refreshed_at
-      RETURNING s.tag`);
-    // (b) The least recently counted (never counted first), leaving those (a) just counted.
-    const { rows: stale } = await tx.execute(sql`
-      UPDATE tag_stats s SET posts_count = ${postsCounting(sql`s.tag`)}, refreshed_at = now()
-        FROM (SELECT tag FROM tag_stats WHERE refreshed_at IS NULL OR refreshed_at < now()
-               ORDER BY refreshed_at ASC NULLS FIRST LIMIT ${STALE_TAGS_PER_RUN} FOR UPDATE SKIP LOCKED) o
-       WHERE s.tag = o.tag
-      RETURNING s.tag`);
-    if (state.length) await tx.execute(sql`UPDATE tag_stats_state SET counted_until = now()`);
-    else await tx.execute(sql`INSERT INTO tag_stats_state (counted_until) VALUES (now()) ON CONFLICT DO NOTHING`);
-    return { recent: recent.length, stale: stale.length };
-  });
+  const db = platform.db;
+  const { rows: state } = await db.execute<{ since: string; started: string }>(sql`
+    SELECT greatest(counted_until - ${LATE_COMMIT_MARGIN}::interval, now() - ${RECENT_WINDOW_MAX}::interval)::text AS since,
+           now()::text AS started
+      FROM tag_stats_state`);
+  const started = state[0]?.started ?? null;
+  // (a) The most used first; past the limit, the others wait for (b).
+  const { rows: recent } = state.length
+    ? await db.execute<{ tag: string }>(sql`
+        SELECT t.tag FROM posts p CROSS JOIN LATERAL unnest(p.tags) AS t(tag)
+         WHERE p.created_at >= ${state[0].since}::timestamptz AND ${tagUsesIndexed}
+         GROUP BY t.tag ORDER BY count(*) DESC, t.tag LIMIT ${RECENT_TAGS_PER_RUN}`)
+    : { rows: [] };
+  const recentTags = recent.map((r) => r.tag);
+  // (b) The least recently counted, leaving those (a) counts.
+  const { rows: stale } = await db.execute<{ tag: string }>(sql`
+    SELECT tag FROM tag_stats WHERE NOT (tag = ANY(${sql.param(recentTags)}::text[]))
+     ORDER BY refreshed_at ASC NULLS FIRST LIMIT ${STALE_TAGS_PER_RUN}`);
+  const tags = [...recentTags, ...stale.map((r) => r.tag)];
+  for (let i = 0; i < tags.length; i += TAGS_PER_WRITE) await countAndWrite(tags.slice(i, i + TAGS_PER_WRITE));
+  if (started) await db.execute(sql`UPDATE tag_stats_state SET counted_until = greatest(counted_until, ${started}::timestamptz)`);
+  else await db.execute(sql`INSERT INTO tag_stats_state (counted_until) VALUES (now()) ON CONFLICT DO NOTHING`);
+  return { recent: recentTags.length, stale: stale.length };
+}
+
+/**
+ * Count some tags (the posts carrying each, through the tags' GIN index), then write the counts in one short
+ * statement, in tag order: two runs at once (nodes without Redis) wait for each other there, never deadlock, and
+ * write counts as good as each other's.
+ */
+async function countAndWrite(tags: string[]): Promise<void> {
+  const { rows } = await platform.db.execute<{ tag: string; n: number }>(sql`
+    SELECT t.tag, (SELECT count(*) FROM posts p WHERE p.tags @> ARRAY[t.tag] AND ${tagUsesIndexed})::int AS n
+      FROM unnest(${sql.param(tags)}::text[]) AS t(tag)`);
+  await platform.db.execute(sql`
+    INSERT INTO tag_stats AS s (tag, posts_count, refreshed_at)
+    SELECT c.tag, c.n, now() FROM unnest(${sql.param(rows.map((r) => r.tag))}::text[], ${sql.param(rows.map((r) => Number(r.n)))}::int[]) AS c(tag, n)
+     ORDER BY c.tag COLLATE "C"
+    ON CONFLICT (tag) DO UPDATE SET posts_count = EXCLUDED.posts_count, refreshed_at = EXCLUDED.refreshed_at`);
 }
