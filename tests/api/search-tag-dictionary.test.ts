@@ -69,7 +69,7 @@ describe('search.query: the tags found come from the tag dictionary', () => {
     await aPost(app, ann, { content: `#market${m} #stall${m} last one` });
 
     const result = await runJob();
-    expect(result).toEqual({ recent: expect.any(Number), stale: expect.any(Number) });
+    expect(result).toEqual({ recent: expect.any(Number), changed: expect.any(Number), stale: expect.any(Number) });
     const both = [
       { tag: `market${m}`, posts_count: 3 },
       { tag: `stall${m}`, posts_count: 2 },
@@ -112,6 +112,34 @@ describe('search.query: the tags found come from the tag dictionary', () => {
       { tag: `doomed${m}`, posts_count: 1 },
       { tag: `veiled${m}`, posts_count: 1 },
     ]);
+  });
+
+  test('when a post is hidden, shown again, deleted or given a place, then its tags are counted again by the next run of the job, not when the rotation reaches them', async () => {
+    const u = await aResidentAt(app, aCity());
+    const m = marker();
+    const spam = await aPost(app, u, { content: `cheap watches #bargain${m}` });
+    const gone = await aPost(app, u, { content: `#leaving${m}` });
+    const placeless = await aPost(app, u, { content: `#wandering${m}` });
+    await sql(`UPDATE posts SET location_id = NULL WHERE id = $1`, [placeless.id]);
+    await runJob();
+    expect((await tagsFound(u, `#bargain${m} #leaving${m}`, m)).map((t) => t.tag)).toEqual([`bargain${m}`, `leaving${m}`]);
+    // Counted just now: the rotation would not come back to them for a long while (up to a day in a large dictionary).
+    await sql(`UPDATE tag_stats SET refreshed_at = now() + interval '1 day' WHERE tag LIKE $1`, [`%${m}`]);
+
+    await sql(`UPDATE posts SET hidden_at = now() WHERE id = $1`, [spam.id]);
+    expect((await app.rest('DELETE', `/api/feed/posts/${gone.id}/`, { token: u.token })).status).toBe(204);
+    await sql(`UPDATE posts SET location_id = $1 WHERE id = $2`, [u.locationId, placeless.id]);
+    expect(await tagsFound(u, `#bargain${m} #leaving${m}`, m)).toHaveLength(2); // until the job runs
+    // The hidden and the deleted post's tags come off the queue (the post given a place is new: counted as such).
+    const result = (await runJob()) as { changed: number };
+    expect(result.changed).toBeGreaterThanOrEqual(2);
+    expect(await tagsFound(u, `#bargain${m} #leaving${m} #wandering${m}`, m)).toEqual([{ tag: `wandering${m}`, posts_count: 1 }]);
+
+    await sql(`UPDATE posts SET hidden_at = NULL WHERE id = $1`, [spam.id]);
+    await runJob();
+    expect(await tagsFound(u, `#bargain${m}`, m)).toEqual([{ tag: `bargain${m}`, posts_count: 1 }]);
+    // Taken off the queue: nothing of this test's tags is left in it.
+    expect(await sql(`SELECT tag FROM tag_recounts WHERE tag LIKE $1`, [`%${m}`])).toEqual([]);
   });
 
   test('when the tags found are looked up, then the statement reads the dictionary only, never posts, and considers at most 1,000 tags', async () => {
