@@ -1,6 +1,7 @@
 import { PgDialect } from 'drizzle-orm/pg-core';
-import { startTestApp, unique, type TestApp } from '../helpers/test-app.js';
+import { startTestApp, type TestApp } from '../helpers/test-app.js';
 import { sql } from '../helpers/sql.js';
+import { searchBothTransports, searchMarker } from '../helpers/search.js';
 import { aPost } from '../builders/posts.js';
 import { aCity, aResidentAt } from '../builders/feeds.js';
 import type { TestUser } from '../builders/users.js';
@@ -20,15 +21,8 @@ afterAll(async () => {
   await app.stop();
 });
 
-/** Letters only, so a tag made of it is also one word of a query. */
-const marker = () => `zq${unique('').replace(/[0-9]/g, (d) => 'abcdefghij'[Number(d)])}`;
-
-async function search(as: TestUser, query: Record<string, unknown>): Promise<any> {
-  const rest = await app.rest('GET', '/api/search/', { token: as.token, query });
-  expect(rest.status).toBe(200);
-  expect(await app.emit('search.query', query, { token: as.token })).toEqual({ status: 200, body: rest.body });
-  return rest.body;
-}
+const marker = searchMarker;
+const search = (as: TestUser, query: Record<string, unknown>) => searchBothTransports(app, as, query);
 /** The tags found for `q` (all kinds at once, as type-ahead asks, and `type=tags` alike), those of this test only. */
 async function tagsFound(as: TestUser, q: string, m: string): Promise<Array<{ tag: string; posts_count: number }>> {
   const all = (await search(as, { q })).tags.results.filter((t: any) => t.tag.includes(m));

@@ -1,5 +1,6 @@
-import { startTestApp, unique, type TestApp } from '../helpers/test-app.js';
+import { startTestApp, type TestApp } from '../helpers/test-app.js';
 import { sql } from '../helpers/sql.js';
+import { searchBothTransports, searchMarker } from '../helpers/search.js';
 import { aComment, aPost } from '../builders/posts.js';
 import { aCity, aResidentAt } from '../builders/feeds.js';
 import { aBlock, aMute } from '../builders/safety.js';
@@ -21,18 +22,10 @@ afterAll(async () => {
   await app.stop();
 });
 
-/** A word nobody else wrote: letters only (digits would split differently under stemming). */
-const marker = () => `zq${unique('').replace(/[0-9]/g, (d) => 'abcdefghij'[Number(d)])}`;
+const marker = searchMarker;
 
 /** Search over both transports; asserts they agree and answers the body. */
-async function search(as: TestUser | null, query: Record<string, unknown>, status = 200): Promise<any> {
-  const opts = as ? { token: as.token } : {};
-  const rest = await app.rest('GET', '/api/search/', { ...opts, query });
-  expect(rest.status).toBe(status);
-  const socket = await app.emit('search.query', query, opts);
-  expect(socket).toEqual({ status: rest.status, body: rest.body });
-  return rest.body;
-}
+const search = (as: TestUser | null, query: Record<string, unknown>, status = 200) => searchBothTransports(app, as, query, status);
 const postIds = (body: any): string[] => (body.posts ?? body).results.map((p: any) => p.id);
 
 describe('search.query: input', () => {
